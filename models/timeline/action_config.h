@@ -1,0 +1,68 @@
+#pragma once
+// One step of a scenario's timeline: a fault or an operator action, in the
+// spirit of AWS FIS experiment templates ("zone:fail", "link:degrade", ...),
+// started either at an absolute time or after other actions finish.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "sim/fields.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace drsim {
+
+struct ActionTarget {
+  std::string zone;
+  std::string region;
+  std::string link;
+
+  static constexpr std::string_view kTypeName = "ActionTarget";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("zone", &ActionTarget::zone, "A zone of the topology."),
+        field("region", &ActionTarget::region, "A region of the topology."),
+        field("link", &ActionTarget::link, "A link of the topology."),
+    };
+  }
+};
+
+struct ActionConfig {
+  std::string name;    // unique; other actions refer to it in startAfter
+  std::string action;  // e.g. "zone:fail"; io/action_catalog.h lists the known ones
+  std::optional<Duration> at;
+  std::vector<std::string> start_after;
+  Duration delay{};
+  std::optional<Duration> duration;
+  ActionTarget target;
+  // Parameters; which ones an action takes is in the action catalog.
+  std::optional<Duration> latency;
+  std::optional<Ratio> loss;
+  std::optional<Bandwidth> bandwidth;
+
+  static constexpr std::string_view kTypeName = "Action";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &ActionConfig::name, "Unique name of this step; startAfter refers to it.", kRequired),
+        field("action", &ActionConfig::action, "What happens, e.g. zone:fail (see the action catalog).",
+              kRequired),
+        field("at", &ActionConfig::at, "Start time from the beginning of the run. Exclusive with startAfter.",
+              kNonNegative),
+        field("startAfter", &ActionConfig::start_after,
+              "Names of actions that must finish before this one starts. Exclusive with at."),
+        field("delay", &ActionConfig::delay, "Wait after the startAfter actions finish.", kNonNegative),
+        field("duration", &ActionConfig::duration,
+              "Undo the action after this long (a failure recovers, a degradation ends).", kPositive),
+        field("target", &ActionConfig::target, "What the action applies to.", kRequired),
+        field("latency", &ActionConfig::latency, "link:degrade: round-trip time added to the link.",
+              kNonNegative),
+        field("loss", &ActionConfig::loss, "link:degrade: packet loss ratio while degraded.",
+              kNonNegative | kAtMostOne),
+        field("bandwidth", &ActionConfig::bandwidth, "link:degrade: link capacity while degraded.", kPositive),
+    };
+  }
+};
+
+}  // namespace drsim

@@ -1,0 +1,58 @@
+#pragma once
+// Replays a scenario's timeline: at each step's start it applies the action,
+// and at its end (when the step has a duration) it undoes it. The models that
+// perform actions register handlers by action name; a step whose action
+// nobody handles is an error when the run starts, not a silent no-op.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/timeline/action_config.h"
+#include "sim/component.h"
+
+namespace drsim {
+
+struct TimelineStep {
+  ActionConfig action;
+  SimTime start{};
+  std::optional<SimTime> end;  // the undo, when the step has a duration
+};
+
+enum class ActionPhase { kApply, kUndo };
+
+using ActionHandler = std::function<void(const ActionConfig&, ActionPhase)>;
+
+class Timeline : public Component {
+ public:
+  // Timeline steps run before other events of the same instant, so that a
+  // fault at 10:00 is in force for everything else that happens at 10:00.
+  static constexpr int kPriority = -64;
+
+  Timeline(std::string name, std::vector<TimelineStep> steps);
+
+  // Registers the handler for an action name; one handler per action.
+  void on(std::string_view action, ActionHandler handler);
+  const std::vector<TimelineStep>& steps() const { return steps_; }
+  // Steps applied so far (undos not counted).
+  std::size_t applied_count() const { return applied_; }
+
+ protected:
+  void attach() override;
+  void start() override;
+  void stop() override;
+
+ private:
+  void run(std::size_t step, ActionPhase phase);
+
+  std::vector<TimelineStep> steps_;
+  std::map<std::string, ActionHandler, std::less<>> handlers_;
+  std::size_t applied_ = 0;
+};
+
+// "zone=eu-west-1a latency=50ms": the target and parameters of an action, for logs.
+std::string describe_action(const ActionConfig& action);
+
+}  // namespace drsim

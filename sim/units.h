@@ -1,0 +1,76 @@
+#pragma once
+// Quantities with units. In scenario text every quantity carries its unit
+// ("28ms", "10Gbps", "800rps", "10%", "64MiB"); a bare number where a unit is
+// needed is an error. These types keep the unit's meaning in C++ too.
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "sim/time.h"
+
+namespace drsim {
+
+struct Bandwidth {
+  double bits_per_second = 0;
+  friend constexpr bool operator==(Bandwidth, Bandwidth) = default;
+  friend constexpr auto operator<=>(Bandwidth, Bandwidth) = default;
+};
+struct Rate {
+  double per_second = 0;
+  friend constexpr bool operator==(Rate, Rate) = default;
+  friend constexpr auto operator<=>(Rate, Rate) = default;
+};
+// A fraction written as a percentage: "10%" is 0.1.
+struct Ratio {
+  double value = 0;
+  friend constexpr bool operator==(Ratio, Ratio) = default;
+  friend constexpr auto operator<=>(Ratio, Ratio) = default;
+};
+struct ByteSize {
+  std::int64_t bytes = 0;
+  friend constexpr bool operator==(ByteSize, ByteSize) = default;
+  friend constexpr auto operator<=>(ByteSize, ByteSize) = default;
+};
+
+// Thrown by the parsers with the "expected ..." half of a message; the
+// scenario decoder adds file:line:col and the YAML path.
+class UnitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Durations: an optionally signed sequence of <number><unit> with units
+// ns, us (or µs), ms, s, m, h, d: "250ms", "1.5s", "1h30m". Exact to the
+// nanosecond (decimal arithmetic, no floating point); finer input is an error.
+Duration parse_duration(std::string_view text);
+// Bandwidth: <number><unit>, units bps, kbps, Mbps, Gbps, Tbps (decimal, bits)
+// and B/s, kB/s, MB/s, GB/s (bytes): "10Gbps", "125MB/s".
+Bandwidth parse_bandwidth(std::string_view text);
+// Rate: <number><unit>, units rps (per second), rpm (per minute), rph (per hour),
+// also "/s", "/min", "/h": "800rps", "1200/min".
+Rate parse_rate(std::string_view text);
+// Ratio: <number>%: "10%", "0.5%".
+Ratio parse_ratio(std::string_view text);
+// Sizes: <number><unit>, units B, kB, MB, GB, TB (decimal) and KiB, MiB, GiB, TiB.
+ByteSize parse_byte_size(std::string_view text);
+
+// Canonical text that parses back to the same value: "1h30m", "250ms", "10Gbps",
+// "800rps", "10%", "64MiB". Used by the resolved-scenario writer.
+std::string format_duration(Duration d);
+std::string format_bandwidth(Bandwidth b);
+std::string format_rate(Rate r);
+std::string format_ratio(Ratio r);
+std::string format_byte_size(ByteSize s);
+
+// The unit suffixes each parser accepts, in the order the docs list them. The
+// scenario reference and JSON Schema are generated from these, so they cannot
+// drift from the parsers.
+std::span<const std::string_view> duration_units();
+std::span<const std::string_view> bandwidth_units();
+std::span<const std::string_view> rate_units();
+std::span<const std::string_view> ratio_units();
+std::span<const std::string_view> byte_size_units();
+
+}  // namespace drsim
