@@ -1,0 +1,53 @@
+"""drsim: a discrete-event simulator of multi-AZ / multi-region disaster scenarios.
+
+    import drsim
+    scenario = drsim.load("scenarios/default.yaml")
+    result = scenario.with_overrides({"spec.seed": 7}).run(until="2h")
+    result.timeseries("zone.up")      # pandas DataFrame
+    result.kpis()
+    result.to_dir("out/")
+
+Bad scenario input raises :class:`drsim.ScenarioError` (a ``ValueError``)
+whose message starts with ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from drsim import _core
+from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
+from drsim.result import Outcome, Result
+from drsim.scenario import Progress, Scenario, load, load_file, load_text
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "__version__",
+    "load",
+    "load_file",
+    "load_text",
+    "Scenario",
+    "Result",
+    "Outcome",
+    "Progress",
+    "Diagnostic",
+    "ScenarioError",
+    "SimulationError",
+    "HandlerError",
+    "RunInterrupted",
+    "scenario_format_markdown",
+    "scenario_json_schema",
+]
+
+
+def scenario_format_markdown() -> str:
+    """The scenario file reference (Markdown), generated from the C++ field lists."""
+    return _core.scenario_format_markdown()
+
+
+def scenario_json_schema() -> dict[str, Any]:
+    """The JSON Schema of scenario files, generated from the C++ field lists."""
+    schema: dict[str, Any] = json.loads(_core.scenario_json_schema())
+    return schema

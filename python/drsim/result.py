@@ -1,0 +1,253 @@
+"""A finished run: its outcome, and the Recorder's data as pandas DataFrames.
+
+The DataFrames are built from numpy arrays filled directly from the Recorder's
+column vectors (python/src/bind_run.cc); per-series work happens in Python,
+per-row work never does. String columns are ``object`` columns that share one
+Python ``str`` per distinct value.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import pathlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Union
+
+from drsim import _core
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from drsim.scenario import Scenario
+
+__all__ = ["Result", "Outcome"]
+
+_NS_PER_S = 1_000_000_000
+
+#: A label or metric filter: one value, or any of several.
+Selector = Union[str, Iterable[str]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended."""
+
+    complete: bool  #: reached the horizon (no guard or interrupt stopped it)
+    reason: str  #: "horizon", "max_events", "max_wall_time", "event_storm" or "interrupted"
+    message: str  #: why it stopped early; empty when complete
+    events: int  #: events run
+    end_t_s: float  #: simulated time reached, seconds
+    wall_seconds: float  #: wall-clock duration of the run (not deterministic)
+
+
+def _matcher(selector: Selector) -> Any:
+    """A predicate on str: equality, membership, or a glob (``zone.*``)."""
+    values = [selector] if isinstance(selector, str) else list(selector)
+    for v in values:
+        if not isinstance(v, str):
+            raise TypeError(f"filters are str or lists of str, got {v!r}")
+    exact = {v for v in values if not any(ch in v for ch in "*?[")}
+    globs = [v for v in values if v not in exact]
+    return lambda s: s in exact or any(fnmatch.fnmatchcase(s, g) for g in globs)
+
+
+class Result:
+    """The result of :meth:`drsim.Scenario.run`."""
+
+    __slots__ = ("_core", "_series", "_series_keys")
+
+    def __init__(self, core: _core.RunResult) -> None:
+        if not isinstance(core, _core.RunResult):
+            raise TypeError("Results come from Scenario.run()")
+        self._core = core
+        self._series: list[tuple[str, dict[str, str], int]] | None = None
+        self._series_keys: list[str] | None = None
+
+    # -- what ran --
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario that ran (with its overrides)."""
+        from drsim.scenario import Scenario
+
+        return Scenario(self._core.scenario)
+
+    @property
+    def seed(self) -> int:
+        """The seed this run used."""
+        return self._core.seed
+
+    @property
+    def horizon_s(self) -> float:
+        """The requested end of the run, seconds."""
+        return self._core.horizon_ns / _NS_PER_S
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the run ended: complete, reason, message, events, end_t_s, wall_seconds."""
+        o = self._core.outcome
+        return Outcome(
+            complete=bool(o.complete),
+            reason=o.reason,
+            message=o.message,
+            events=int(o.events),
+            end_t_s=o.end_ns / _NS_PER_S,
+            wall_seconds=float(o.wall_seconds),
+        )
+
+    @property
+    def complete(self) -> bool:
+        """Shorthand for ``outcome.complete``."""
+        return bool(self._core.outcome.complete)
+
+    # -- series metadata --
+    def _series_info(self) -> list[tuple[str, dict[str, str], int]]:
+        if self._series is None:
+            self._series = [(m, dict(labels), int(n)) for m, labels, n in self._core.series_info()]
+        return self._series
+
+    def _label_keys(self) -> list[str]:
+        if self._series_keys is None:
+            self._series_keys = sorted({k for _, labels, _ in self._series_info() for k in labels})
+        return self._series_keys
+
+    def metrics(self) -> list[str]:
+        """The metric names recorded, sorted."""
+        return sorted({m for m, _, _ in self._series_info()})
+
+    def series(self) -> pd.DataFrame:
+        """One row per series: metric, label columns, points."""
+        import pandas as pd
+
+        info = self._series_info()
+        keys = self._label_keys()
+        data: dict[str, Any] = {"metric": pd.Series([m for m, _, _ in info], dtype=object)}
+        for key in keys:
+            data[key] = pd.Series([labels.get(key) for _, labels, _ in info], dtype=object)
+        data["points"] = pd.Series([n for _, _, n in info], dtype="int64")
+        return pd.DataFrame(data)
+
+    # -- tables --
+    def timeseries(self, metric: Selector | None = None, **labels: Selector) -> pd.DataFrame:
+        """The recorded series in long format: ``t_s`` (float64 seconds),
+        ``metric``, one column per label key (str; NaN where a series has no
+        such label), ``value`` (float64). The columns and row order are those of
+        ``timeseries.csv``: series by series, each in time order; the label
+        columns are every label key of the run (a KPI-only key gives a column
+        of NaN).
+
+        Filters keep the series whose metric / labels match: a str, a list of
+        str, or a glob such as ``"zone.*"``; e.g.
+        ``result.timeseries("zone.up", zone="eu-west-1a")``. A label key that
+        no series has is an error (a typo would otherwise give an empty frame).
+        """
+        import numpy as np
+        import pandas as pd
+
+        info = self._series_info()
+        selected = list(range(len(info)))
+        if metric is not None:
+            match = _matcher(metric)
+            selected = [i for i in selected if match(info[i][0])]
+        for key, selector in labels.items():
+            if key not in self._label_keys():
+                known = ", ".join(self._label_keys()) or "none"
+                raise ValueError(f"no series has the label {key!r} (label keys: {known})")
+            match = _matcher(selector)
+            selected = [i for i in selected if key in info[i][1] and match(info[i][1][key])]
+
+        t_ns, value = self._core.timeseries_arrays(selected)
+        counts = np.fromiter((info[i][2] for i in selected), dtype=np.int64, count=len(selected))
+
+        def per_series(values: list[Any]) -> np.ndarray:
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+            return np.repeat(arr, counts)
+
+        columns: dict[str, Any] = {"t_s": np.asarray(t_ns, dtype=np.int64) / _NS_PER_S}
+        columns["metric"] = per_series([info[i][0] for i in selected])
+        for key in self._core.label_keys():
+            columns[key] = per_series([info[i][1].get(key, np.nan) for i in selected])
+        columns["value"] = np.asarray(value, dtype=np.float64)
+        return pd.DataFrame(columns)
+
+    def events(self) -> pd.DataFrame:
+        """The events table: ``t_s`` (float64 seconds), ``component``,
+        ``kind``, ``detail`` (str), in the order they happened."""
+        import numpy as np
+        import pandas as pd
+
+        arrays = self._core.events_arrays()
+
+        def decode(column: str) -> np.ndarray:
+            codes, names = arrays[column]
+            categories = np.empty(len(names), dtype=object)
+            categories[:] = names
+            return categories[np.asarray(codes, dtype=np.intp)]
+
+        return pd.DataFrame(
+            {
+                "t_s": np.asarray(arrays["t_ns"], dtype=np.int64) / _NS_PER_S,
+                "component": decode("component"),
+                "kind": decode("kind"),
+                "detail": decode("detail"),
+            }
+        )
+
+    def kpis(self) -> pd.DataFrame:
+        """The run's KPIs: ``name``, one column per KPI label key (NaN where
+        absent), ``value`` (float64)."""
+        import pandas as pd
+
+        rows = self._core.kpis()
+        keys = sorted({k for _, labels, _ in rows for k in labels})
+        data: dict[str, Any] = {"name": pd.Series([n for n, _, _ in rows], dtype=object)}
+        for key in keys:
+            data[key] = pd.Series([labels.get(key, float("nan")) for _, labels, _ in rows], dtype=object)
+        data["value"] = pd.Series([v for _, _, v in rows], dtype="float64")
+        return pd.DataFrame(data)
+
+    def kpi(self, name: str, **labels: str) -> float:
+        """One KPI's value. ``labels`` need only pick it out: with
+        ``zone.downtime_s`` labelled region and zone, ``kpi("zone.downtime_s",
+        zone="eu-west-1a")`` finds it. Raises KeyError when no KPI matches, or
+        when several do (the message lists them)."""
+        wanted = {str(k): str(v) for k, v in labels.items()}
+        exact = self._core.find_kpi(name, sorted(wanted.items()))
+        if exact is not None:
+            return float(exact)
+        matches = [
+            (kpi_labels, value)
+            for kpi_name, kpi_labels, value in self._core.kpis()
+            if kpi_name == name and all(kpi_labels.get(k) == v for k, v in wanted.items())
+        ]
+        if len(matches) == 1:
+            return float(matches[0][1])
+        where = ", ".join(f"{k}={v}" for k, v in sorted(wanted.items()))
+        if not matches:
+            raise KeyError(f"no KPI {name!r}" + (f" with {where}" if where else ""))
+        options = "; ".join(", ".join(f"{k}={v}" for k, v in sorted(l.items())) or "no labels" for l, _ in matches)
+        raise KeyError(f"{len(matches)} KPIs {name!r} match {where or 'no labels'}; pick one of: {options}")
+
+    # -- text and files --
+    def summary(self) -> str:
+        """A short human summary: what failed when, the KPIs, how the run ended."""
+        return self._core.summary()
+
+    def to_dir(self, path: str | os.PathLike[str]) -> pathlib.Path:
+        """Writes timeseries.csv, events.csv, kpis.json, scenario.yaml and
+        run.json into ``path`` (created if needed); returns it. The CSV files are
+        byte-identical for the same scenario and seed."""
+        p = pathlib.Path(os.fsdecode(os.fspath(path)))
+        self._core.write_results(str(p))
+        return p
+
+    def __repr__(self) -> str:
+        o = self._core.outcome
+        state = "complete" if o.complete else f"stopped ({o.reason})"
+        return (
+            f"<drsim.Result {self._core.scenario.name!r} seed={self.seed} {state}"
+            f" t={_core.format_duration_ns(o.end_ns) if o.end_ns > 0 else '0s'}"
+            f" events={o.events} series={self._core.series_count} points={self._core.point_count}"
+            f" kpis={len(self._core.kpis())}>"
+        )
