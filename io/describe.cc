@@ -1,0 +1,111 @@
+// describe: the resolved scenario as a reviewer reads it (drsim describe):
+// what runs where, and when each timeline step starts and ends in absolute
+// simulated time.
+#include <algorithm>
+#include <string>
+
+#include "io/action_parameters.h"
+#include "io/field_traits.h"
+#include "io/scenario_loader.h"
+#include "io/value_codecs.h"
+
+namespace drsim {
+
+namespace {
+
+template <class T>
+std::string text_of(const T& value) {
+  return ValueCodec<T>::format(value);
+}
+
+std::string plural(std::size_t n, std::string_view one) {
+  return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
+}
+
+// "key value" for each leaf field of a struct, as in the file: the guards.
+template <Described T>
+std::string fields_line(const T& value) {
+  std::string out;
+  for_each_field<T>([&](const auto& f) {
+    if constexpr (Leaf<FieldValue<decltype(f)>>) {
+      out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + text_of(value.*f.member);
+    }
+  });
+  return out;
+}
+
+// The action's parameters that are set: "latency 50ms, loss 1%".
+std::string parameters_of(const ActionConfig& a) {
+  std::string out;
+  for_each_parameter(a, [&out](std::string_view key, const auto& value) {
+    out += (out.empty() ? "" : ", ") + std::string(key) + " " + text_of(value);
+  });
+  return out;
+}
+
+std::string target_of(const ActionTarget& t) {
+  std::string out;
+  for_each_field<ActionTarget>([&](const auto& f) {
+    if (!(t.*f.member).empty()) out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + t.*f.member;
+  });
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : std::string(separator)) + s;
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const Scenario& scenario) {
+  const ScenarioSpec& spec = scenario.spec;
+  const TopologyConfig& topology = spec.topology.config;
+  std::string out = "Scenario " + scenario.metadata.name + "\n";
+  if (!scenario.metadata.description.empty()) out += "  " + scenario.metadata.description + "\n";
+  if (!scenario.source_file.empty()) out += "  from " + scenario.source_file + "\n";
+  for (const std::string& o : scenario.overrides) out += "  --set " + o + "\n";
+  out += "  runs " + format_duration(spec.duration) + " of simulated time, seed " + std::to_string(spec.seed) + "\n";
+  out += "  guards: " + fields_line(spec.guards) + "\n";
+
+  std::size_t zones = 0;
+  for (const RegionConfig& r : topology.regions) zones += r.zones.size();
+  out += "\nTopology (" + (spec.topology.path.empty() ? std::string("inline") : spec.topology.source_file) +
+         "): " + plural(topology.regions.size(), "region") + ", " + plural(zones, "zone") + ", " +
+         plural(topology.links.size(), "link") + "\n";
+  for (const RegionConfig& r : topology.regions) {
+    std::vector<std::string> names;
+    for (const ZoneConfig& z : r.zones) names.push_back(z.name);
+    out += "  region " + r.name + ": " + join(names, ", ") + " (inter-zone rtt " + text_of(r.inter_zone_rtt) + ")\n";
+  }
+  for (const LinkConfig& l : topology.links) {
+    out += "  link " + l.name + ": " + join(l.between, " <-> ") + ", rtt " + text_of(l.rtt) + ", jitter " +
+           text_of(l.jitter) + ", bandwidth " + text_of(l.bandwidth) + ", loss " + text_of(l.loss) + "\n";
+  }
+
+  out += "\nTimeline (" + plural(scenario.resolved_timeline.size(), "action") + ", by start time):\n";
+  // Start and end columns as wide as the widest clock, so that names line up.
+  std::size_t width = 0;
+  for (const ResolvedAction& r : scenario.resolved_timeline) {
+    width = std::max({width, format_clock(r.start).size(), r.end ? format_clock(*r.end).size() : 0});
+  }
+  for (const ResolvedAction& r : scenario.resolved_timeline) {
+    const ActionConfig& a = spec.timeline.at(r.index);
+    std::string start = format_clock(r.start);
+    std::string end = r.end ? format_clock(*r.end) : "";
+    start.resize(width, ' ');
+    end.resize(width, ' ');
+    out += "  " + start + "  " + end + "  " + a.name + ": " + a.action + " " + target_of(a.target);
+    if (const std::string params = parameters_of(a); !params.empty()) out += " (" + params + ")";
+    if (a.duration) out += " for " + format_duration(*a.duration);
+    if (!a.start_after.empty()) {
+      out += ", after " + join(a.start_after, " and ");
+      if (a.delay != Duration::zero()) out += " + " + format_duration(a.delay);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace drsim

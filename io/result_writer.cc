@@ -1,0 +1,197 @@
+#include "io/result_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+
+#include "io/scenario_loader.h"
+#include "sim/errors.h"
+
+namespace drsim {
+
+namespace {
+
+// Shortest text that reads back to the same double: identical on every run.
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+std::string json_number(double v) {
+  // JSON has no NaN or infinity.
+  return std::isfinite(v) ? number_text(v) : "null";
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string label_value(const Labels& labels, const std::string& key) {
+  for (const auto& [k, v] : labels) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::system_error(errno, std::generic_category(), "cannot write " + path.string());
+}
+
+}  // namespace
+
+std::string timeseries_csv(const Recorder& recorder) {
+  const std::vector<std::string> keys = recorder.label_keys();
+  std::string out = "t_s,metric";
+  for (const auto& k : keys) out.append(",").append(csv_field(k));
+  out += ",value\n";
+  for (const Recorder::Series& s : recorder.series_list()) {
+    std::string prefix = ",";
+    prefix.append(csv_field(s.metric));
+    for (const auto& k : keys) prefix.append(",").append(csv_field(label_value(s.labels, k)));
+    prefix.append(",");
+    for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+      out += format_seconds(Duration{s.t_ns[i]});
+      out += prefix;
+      out += number_text(s.value[i]);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string events_csv(const Recorder& recorder) {
+  const Recorder::Events& e = recorder.events();
+  std::string out = "t_s,component,kind,detail\n";
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    out.append(format_seconds(Duration{e.t_ns[i]})).append(",").append(csv_field(e.component[i]));
+    out.append(",").append(csv_field(e.kind[i])).append(",").append(csv_field(e.detail[i])).append("\n");
+  }
+  return out;
+}
+
+std::string kpis_json(const RunResult& result) {
+  std::ostringstream out;
+  out << "{\n";
+  out << "  \"scenario\": " << json_string(result.scenario.metadata.name) << ",\n";
+  out << "  \"seed\": " << result.seed << ",\n";
+  out << "  \"horizon_s\": " << format_seconds(result.horizon) << ",\n";
+  out << "  \"end_s\": " << format_seconds(result.outcome.end_time) << ",\n";
+  out << "  \"complete\": " << (result.outcome.complete() ? "true" : "false") << ",\n";
+  out << "  \"stop_reason\": " << json_string(to_string(result.outcome.reason)) << ",\n";
+  out << "  \"events\": " << result.simulation->events_run() << ",\n";
+  out << "  \"kpis\": [";
+  const auto& kpis = result.recorder().kpis();
+  for (std::size_t i = 0; i < kpis.size(); ++i) {
+    out << (i == 0 ? "\n" : ",\n") << "    {\"name\": " << json_string(kpis[i].name);
+    for (const auto& [k, v] : kpis[i].labels) out << ", " << json_string(k) << ": " << json_string(v);
+    out << ", \"value\": " << json_number(kpis[i].value) << "}";
+  }
+  out << (kpis.empty() ? "]\n" : "\n  ]\n");
+  out << "}\n";
+  return out.str();
+}
+
+namespace {
+std::string run_json(const RunResult& result) {
+  std::ostringstream out;
+  out << "{\n";
+  out << "  \"complete\": " << (result.outcome.complete() ? "true" : "false") << ",\n";
+  out << "  \"stop_reason\": " << json_string(to_string(result.outcome.reason)) << ",\n";
+  out << "  \"message\": " << json_string(result.outcome.message) << ",\n";
+  out << "  \"events\": " << result.simulation->events_run() << ",\n";
+  out << "  \"end_s\": " << format_seconds(result.outcome.end_time) << ",\n";
+  out << "  \"wall_seconds\": " << json_number(result.outcome.wall_seconds) << ",\n";
+  out << "  \"overrides\": [";
+  for (std::size_t i = 0; i < result.scenario.overrides.size(); ++i) {
+    out << (i ? ", " : "") << json_string(result.scenario.overrides[i]);
+  }
+  out << "]\n}\n";
+  return out.str();
+}
+}  // namespace
+
+void write_results(const RunResult& result, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  write_file(dir / "timeseries.csv", timeseries_csv(result.recorder()));
+  write_file(dir / "events.csv", events_csv(result.recorder()));
+  write_file(dir / "kpis.json", kpis_json(result));
+  write_file(dir / "scenario.yaml", to_yaml(result.scenario));
+  write_file(dir / "run.json", run_json(result));
+}
+
+std::string summary_text(const RunResult& result) {
+  std::ostringstream out;
+  const Scenario& s = result.scenario;
+  out << s.metadata.name << ": " << format_clock(result.outcome.end_time) << " simulated";
+  out << " (horizon " << format_clock(result.horizon) << "), seed " << result.seed << ", "
+      << result.simulation->events_run() << " events";
+  if (result.outcome.complete()) {
+    out << ", complete\n";
+  } else {
+    out << ", STOPPED: " << result.outcome.message << "\n";
+  }
+
+  const Recorder::Events& e = result.recorder().events();
+  if (e.size() != 0) {
+    out << "\nTimeline:\n";
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      char line[64];
+      std::snprintf(line, sizeof line, "  %-12s  %-16s  ", format_clock(SimTime{Duration{e.t_ns[i]}}).c_str(),
+                    e.kind[i].c_str());
+      out << line << e.detail[i] << "\n";
+    }
+  }
+  const auto& kpis = result.recorder().kpis();
+  if (!kpis.empty()) {
+    out << "\nKPIs:\n";
+    for (const auto& k : kpis) {
+      std::string name = k.name;
+      for (const auto& [key, v] : k.labels) name.append(" ").append(key).append("=").append(v);
+      char line[160];
+      std::snprintf(line, sizeof line, "  %-56s %s\n", name.c_str(), number_text(k.value).c_str());
+      out << line;
+    }
+  }
+  return out.str();
+}
+
+}  // namespace drsim

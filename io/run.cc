@@ -1,0 +1,45 @@
+#include "io/run.h"
+
+#include "models/timeline/timeline.h"
+#include "models/topology/failure_domains.h"
+
+namespace drsim {
+
+std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options) {
+  auto sim = std::make_unique<Simulation>(std::move(options));
+  auto& domains = sim->add<FailureDomains>("topology", Topology(scenario.spec.topology.config));
+
+  std::vector<TimelineStep> steps;
+  steps.reserve(scenario.resolved_timeline.size());
+  for (const ResolvedAction& r : scenario.resolved_timeline) {
+    steps.push_back(TimelineStep{scenario.spec.timeline[r.index], r.start, r.end});
+  }
+  auto& timeline = sim->add<Timeline>("timeline", std::move(steps));
+  domains.register_actions(timeline);
+  return sim;
+}
+
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const GuardsConfig& guards = scenario.spec.guards;
+  RunResult result;
+  result.scenario = scenario;
+  result.seed = options.seed.value_or(scenario.spec.seed);
+  result.horizon = SimTime{options.until.value_or(scenario.spec.duration)};
+
+  SimulationOptions sim_options;
+  sim_options.seed = result.seed;
+  sim_options.max_events = guards.max_events;
+  sim_options.max_wall_time = guards.max_wall_time;
+  sim_options.max_events_per_instant = guards.max_events_per_instant;
+  sim_options.stop_flag = options.stop_flag;
+  sim_options.progress = options.progress;
+
+  result.simulation = build_simulation(scenario, std::move(sim_options));
+  result.outcome = result.simulation->run_until(result.horizon);
+  // Components flush and write their KPIs even when a guard stopped the run:
+  // a stopped run still reports what it has.
+  result.simulation->finish();
+  return result;
+}
+
+}  // namespace drsim

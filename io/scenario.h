@@ -1,0 +1,139 @@
+#pragma once
+// A scenario as plain data: the envelope (apiVersion, kind, metadata), the
+// topology it runs on, the run settings, and the timeline. io/scenario_loader.h
+// fills it from YAML and validates it; io/run.h turns it into a Simulation.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "models/timeline/action_config.h"
+#include "models/topology/topology_config.h"
+#include "sim/fields.h"
+#include "sim/time.h"
+
+namespace drsim {
+
+class SourceMap;  // io/source_map.h
+
+struct Metadata {
+  std::string name;
+  std::string description;
+
+  static constexpr std::string_view kTypeName = "Metadata";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &Metadata::name, "Short identifier of the document.", kRequired),
+        field("description", &Metadata::description, "Free text for humans."),
+    };
+  }
+};
+
+// `spec.topology`: either the path of a `kind: Topology` file (relative to
+// the scenario file) or the topology written inline. The decoder handles this
+// type specially; after loading, `config` is filled either way.
+struct TopologyRef {
+  std::string path;         // empty when inline
+  std::string source_file;  // the file the topology was read from
+  TopologyConfig config;
+};
+
+// Guards stop a run that would never end; partial results are still written.
+struct GuardsConfig {
+  std::uint64_t max_events = 0;  // 0: no limit
+  Duration max_wall_time{};      // 0: no limit
+  std::uint64_t max_events_per_instant = 10'000'000;
+
+  static constexpr std::string_view kTypeName = "Guards";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("maxEvents", &GuardsConfig::max_events, "Stop after this many events (0: no limit)."),
+        field("maxWallTime", &GuardsConfig::max_wall_time, "Stop after this much wall-clock time (0s: no limit).",
+              kNonNegative),
+        field("maxEventsPerInstant", &GuardsConfig::max_events_per_instant,
+              "Stop when this many events run without simulated time advancing (an event storm)."),
+    };
+  }
+};
+
+struct ScenarioSpec {
+  TopologyRef topology;
+  Duration duration{};
+  std::uint64_t seed = 1;
+  GuardsConfig guards;
+  std::vector<ActionConfig> timeline;
+
+  static constexpr std::string_view kTypeName = "ScenarioSpec";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("topology", &ScenarioSpec::topology,
+              "Path of a kind: Topology file (relative to this file), or the topology inline.", kRequired),
+        field("duration", &ScenarioSpec::duration, "Simulated time to run (the default for --until).",
+              kRequired | kPositive),
+        field("seed", &ScenarioSpec::seed, "Run seed; every component's random stream derives from it."),
+        field("guards", &ScenarioSpec::guards, "Limits that stop a runaway run."),
+        field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
+    };
+  }
+};
+
+// The absolute times of a timeline step, computed from at / startAfter + delay.
+struct ResolvedAction {
+  std::size_t index = 0;  // into spec.timeline
+  SimTime start{};
+  std::optional<SimTime> end;  // set when the action has a duration
+  // When the action counts as finished for startAfter: its end, or its start.
+  SimTime finish() const { return end.value_or(start); }
+};
+
+struct Scenario {
+  std::string api_version;
+  std::string kind;
+  Metadata metadata;
+  ScenarioSpec spec;
+
+  static constexpr std::string_view kApiVersion = "drsim/v1alpha1";
+  static constexpr std::string_view kTypeName = "Scenario";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("apiVersion", &Scenario::api_version, "Always drsim/v1alpha1.", kRequired),
+        field("kind", &Scenario::kind, "Scenario.", kRequired),
+        field("metadata", &Scenario::metadata, "Name and description.", kRequired),
+        field("spec", &Scenario::spec, "What to run.", kRequired),
+    };
+  }
+
+  // Filled by the loader.
+  std::string source_file;           // path as given, or "<text>"
+  std::string source_text;           // the YAML as read, for reloading with overrides
+  std::filesystem::path base_dir;    // where relative paths resolve
+  std::vector<std::string> overrides;  // "path=value" as applied, in order
+  std::vector<ResolvedAction> resolved_timeline;  // sorted by (start, index)
+  // Where every value was read (file:line:col, by YAML path), for messages
+  // about the loaded scenario; shared by copies, null for one built in C++.
+  std::shared_ptr<const SourceMap> source_map;
+};
+
+// The envelope of a `kind: Topology` file.
+struct TopologyDocument {
+  std::string api_version;
+  std::string kind;
+  Metadata metadata;
+  TopologyConfig spec;
+
+  static constexpr std::string_view kTypeName = "TopologyDocument";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("apiVersion", &TopologyDocument::api_version, "Always drsim/v1alpha1.", kRequired),
+        field("kind", &TopologyDocument::kind, "Topology.", kRequired),
+        field("metadata", &TopologyDocument::metadata, "Name and description.", kRequired),
+        field("spec", &TopologyDocument::spec, "Regions, zones and links.", kRequired),
+    };
+  }
+};
+
+}  // namespace drsim

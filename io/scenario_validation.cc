@@ -1,0 +1,313 @@
+#include "io/scenario_validation.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "io/action_parameters.h"
+#include "io/quote.h"
+#include "io/suggest.h"
+#include "models/timeline/action_catalog.h"
+#include "sim/units.h"
+
+namespace drsim {
+
+namespace {
+
+std::string indexed(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// Names of one kind (zones, regions, links, actions): reports empty and
+// repeated names, and remembers the rest for references.
+class NameTable {
+ public:
+  NameTable(std::string_view kind, const SourceMap& where) : kind_(kind), where_(where) {}
+
+  void add(const std::string& name, const std::string& path, std::vector<Diagnostic>& out) {
+    if (name.empty()) {
+      out.push_back(where_.at(path, "expected a non-empty " + kind_ + " name, got \"\""));
+      return;
+    }
+    const auto [it, inserted] = first_path_.emplace(name, path);
+    if (inserted) {
+      names_.push_back(name);
+      return;
+    }
+    const SourceLocation first = where_.find(it->second);
+    const SourceLocation here = where_.find(path);
+    std::string first_at = first.file == here.file ? "" : first.file;
+    if (first.line > 0) first_at += (first_at.empty() ? "line " : ":") + std::to_string(first.line);
+    out.push_back(where_.at(path, "duplicate " + kind_ + " name " + quote(name) +
+                                      (first_at.empty() ? "" : " (first defined at " + first_at + ")")));
+  }
+
+  bool contains(const std::string& name) const { return first_path_.contains(name); }
+  std::vector<std::string_view> names() const { return {names_.begin(), names_.end()}; }
+
+  // Reports name at path to out unless it is one of the table's.
+  void check_reference(const std::string& name, const std::string& path, std::vector<Diagnostic>& out) const {
+    if (!contains(name)) out.push_back(where_.at(path, unknown_name_message(kind_, name, names(), kind_ + "s")));
+  }
+
+ private:
+  std::string kind_;
+  const SourceMap& where_;
+  std::unordered_map<std::string, std::string> first_path_;
+  std::vector<std::string> names_;  // in definition order, for messages
+};
+
+constexpr std::string_view kTopology = "spec.topology";
+
+std::string join(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (std::string_view s : items) out += (out.empty() ? "" : ", ") + std::string(s);
+  return out;
+}
+
+void check_action(const ActionConfig& a, const ActionSpecInfo& info, const std::string& p,
+                  const std::map<std::string_view, const NameTable*>& targets, const SourceMap& where,
+                  std::vector<Diagnostic>& out) {
+  const std::string_view kind = to_string(info.target);
+
+  // The target has exactly the field named after the catalog's TargetKind.
+  for_each_field<ActionTarget>([&](const auto& f) {
+    const std::string& name = a.target.*f.member;
+    const std::string path = p + ".target." + std::string(f.key);
+    if (f.key != kind) {
+      if (!name.empty()) {
+        out.push_back(where.at(path, a.action + " targets a " + std::string(kind) + ", not a " + std::string(f.key)));
+      }
+    } else if (name.empty()) {
+      out.push_back(where.at(p + ".target", a.action + " needs target." + std::string(kind)));
+    } else {
+      targets.at(f.key)->check_reference(name, path, out);
+    }
+  });
+
+  // Parameters: only the catalog's, its required ones, and for an action
+  // whose parameters are all optional (link:degrade), at least one of them.
+  const std::vector<std::string_view> allowed = parameters_of(info);
+  std::vector<std::string_view> given;
+  for_each_parameter(a, [&](std::string_view key, const auto&) {
+    given.push_back(key);
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      out.push_back(where.at(p + "." + std::string(key),
+                             a.action + " takes no parameter " + quote(key) +
+                                 (allowed.empty() ? " (it takes none)" : " (it takes: " + join(allowed) + ")")));
+    }
+  });
+  bool any_required = false;
+  for (std::string_view r : info.required_params) {
+    if (r.empty()) continue;
+    any_required = true;
+    if (std::find(given.begin(), given.end(), r) == given.end())
+      out.push_back(where.at(p, a.action + " needs " + quote(r)));
+  }
+  if (!allowed.empty() && !any_required && given.empty()) {
+    out.push_back(where.at(p, a.action + " needs at least one of " + join(allowed)));
+  }
+
+  if (a.duration && !info.reversible) {
+    out.push_back(where.at(p + ".duration", a.action + " cannot be undone, so it takes no duration"));
+  }
+}
+
+// Reports every startAfter cycle as "a -> b -> c -> a", at the startAfter
+// entry of its first action. Iterative: a long chain must not overflow the stack.
+void check_cycles(const std::vector<ActionConfig>& timeline,
+                  const std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& after, const SourceMap& where,
+                  std::vector<Diagnostic>& out) {
+  enum Color { kWhite, kGray, kBlack };
+  std::vector<Color> color(timeline.size(), kWhite);
+  struct Frame {
+    std::size_t action;
+    std::size_t next_edge;
+  };
+  for (std::size_t start = 0; start < timeline.size(); ++start) {
+    if (color[start] != kWhite) continue;
+    std::vector<Frame> stack{{start, 0}};
+    color[start] = kGray;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next_edge == after[top.action].size()) {
+        color[top.action] = kBlack;
+        stack.pop_back();
+        continue;
+      }
+      const auto [dep, entry] = after[top.action][top.next_edge++];
+      if (color[dep] == kWhite) {
+        color[dep] = kGray;
+        stack.push_back({dep, 0});
+      } else if (color[dep] == kGray) {
+        std::size_t first = stack.size() - 1;
+        while (stack[first].action != dep) --first;
+        std::string cycle;
+        for (std::size_t k = first; k < stack.size(); ++k) cycle += timeline[stack[k].action].name + " -> ";
+        cycle += timeline[dep].name;
+        // The entry by which the cycle's first action waits for the next one.
+        const std::size_t first_entry =
+            first + 1 < stack.size() ? after[dep][stack[first].next_edge - 1].second : entry;
+        out.push_back(where.at(indexed("spec.timeline[" + std::to_string(dep) + "].startAfter", first_entry),
+                               "startAfter cycle: " + cycle + " (each waits for the next)"));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  NameTable regions("region", where), zones("zone", where), links("link", where);
+  const std::string root(kTopology);
+  if (topology.regions.empty()) out.push_back(where.at(root + ".regions", "expected at least one region, got none"));
+  for (std::size_t i = 0; i < topology.regions.size(); ++i) {
+    const RegionConfig& region = topology.regions[i];
+    const std::string p = indexed(root + ".regions", i);
+    regions.add(region.name, p + ".name", out);
+    if (region.zones.empty()) out.push_back(where.at(p + ".zones", "expected at least one zone, got none"));
+    for (std::size_t j = 0; j < region.zones.size(); ++j)
+      zones.add(region.zones[j].name, indexed(p + ".zones", j) + ".name", out);
+  }
+  for (std::size_t i = 0; i < topology.links.size(); ++i) {
+    const LinkConfig& link = topology.links[i];
+    const std::string p = indexed(root + ".links", i);
+    links.add(link.name, p + ".name", out);
+    if (link.between.size() != 2) {
+      out.push_back(where.at(p + ".between", "expected two region names, got " + std::to_string(link.between.size())));
+    }
+    for (std::size_t j = 0; j < link.between.size(); ++j)
+      regions.check_reference(link.between[j], indexed(p + ".between", j), out);
+    if (link.between.size() == 2 && link.between[0] == link.between[1]) {
+      out.push_back(where.at(indexed(p + ".between", 1), "expected a region other than " + quote(link.between[0]) +
+                                                             ": a link joins two different regions"));
+    }
+  }
+  return out;
+}
+
+std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  // Reference tables, rebuilt quietly: check_topology reports their problems.
+  std::vector<Diagnostic> ignored;
+  NameTable regions("region", where), zones("zone", where), links("link", where);
+  for (const RegionConfig& r : spec.topology.config.regions) {
+    regions.add(r.name, "", ignored);
+    for (const ZoneConfig& z : r.zones) zones.add(z.name, "", ignored);
+  }
+  for (const LinkConfig& l : spec.topology.config.links) links.add(l.name, "", ignored);
+  const std::map<std::string_view, const NameTable*> targets{{to_string(TargetKind::kZone), &zones},
+                                                             {to_string(TargetKind::kRegion), &regions},
+                                                             {to_string(TargetKind::kLink), &links}};
+
+  const std::vector<ActionConfig>& timeline = spec.timeline;
+  NameTable actions("action", where);
+  for (std::size_t i = 0; i < timeline.size(); ++i)
+    actions.add(timeline[i].name, indexed("spec.timeline", i) + ".name", out);
+
+  std::vector<std::string_view> known;
+  for (const ActionSpecInfo& info : action_catalog()) known.push_back(info.name);
+
+  // after[i]: (action i waits for, index of the startAfter entry naming it)
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> after(timeline.size());
+  std::unordered_map<std::string, std::size_t> index_of;
+  for (std::size_t i = timeline.size(); i-- > 0;) index_of[timeline[i].name] = i;  // the first of a repeated name
+
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    const ActionConfig& a = timeline[i];
+    const std::string p = indexed("spec.timeline", i);
+    if (const ActionSpecInfo* info = find_action(a.action)) {
+      check_action(a, *info, p, targets, where, out);
+    } else {
+      out.push_back(where.at(p + ".action", unknown_name_message("action", a.action, known, "known actions")));
+    }
+
+    if (a.at && !a.start_after.empty()) {
+      out.push_back(where.at(p + ".startAfter", "expected either at or startAfter, got both"));
+    } else if (!a.at && a.start_after.empty()) {
+      out.push_back(where.at(p, "expected at or startAfter, got neither"));
+    }
+    if (a.delay != Duration::zero() && a.start_after.empty()) {
+      out.push_back(where.at(
+          p + ".delay", "expected no delay without startAfter (add it to at), got " + quote(format_duration(a.delay))));
+    }
+    for (std::size_t j = 0; j < a.start_after.size(); ++j) {
+      const std::string& name = a.start_after[j];
+      if (actions.contains(name)) {
+        after[i].emplace_back(index_of.at(name), j);
+      } else {
+        actions.check_reference(name, indexed(p + ".startAfter", j), out);
+      }
+    }
+  }
+  check_cycles(timeline, after, where, out);
+  return out;
+}
+
+std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& timeline, const SourceMap& where,
+                                             std::vector<Diagnostic>& diagnostics) {
+  const std::size_t n = timeline.size();
+  std::unordered_map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < n; ++i) index_of.emplace(timeline[i].name, i);
+  // Kahn's algorithm: an action is resolved once everything it waits for is.
+  std::vector<std::size_t> waiting(n, 0);
+  std::vector<std::vector<std::size_t>> dependents(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const std::string& name : timeline[i].start_after) {
+      dependents[index_of.at(name)].push_back(i);
+      ++waiting[i];
+    }
+  }
+  // Lowest index first, so that problems are reported in file order.
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push(i);
+  }
+  std::vector<std::int64_t> finish(n, 0);
+  std::vector<ResolvedAction> resolved;
+  resolved.reserve(n);
+  auto overflow = [&](std::size_t i, std::string_view key) {
+    diagnostics.push_back(where.at(indexed("spec.timeline", i) + "." + std::string(key),
+                                   "expected the action to " + std::string(key == "duration" ? "end" : "start") +
+                                       " by " + format_duration(Duration::max()) + ", got a later time"));
+  };
+  while (!ready.empty()) {
+    const std::size_t i = ready.top();
+    ready.pop();
+    const ActionConfig& a = timeline[i];
+    std::int64_t start = 0;
+    bool ok = true;
+    if (a.at) {
+      start = a.at->count();
+    } else {
+      for (const std::string& name : a.start_after) start = std::max(start, finish[index_of.at(name)]);
+      if (__builtin_add_overflow(start, a.delay.count(), &start)) {
+        overflow(i, "delay");
+        ok = false;
+      }
+    }
+    std::optional<SimTime> end;
+    finish[i] = start;
+    if (ok && a.duration) {
+      std::int64_t end_ns = 0;
+      if (__builtin_add_overflow(start, a.duration->count(), &end_ns)) {
+        overflow(i, "duration");
+      } else {
+        end = at(Duration{end_ns});
+        finish[i] = end_ns;
+      }
+    }
+    resolved.push_back(ResolvedAction{i, at(Duration{start}), end});
+    for (std::size_t d : dependents[i]) {
+      if (--waiting[d] == 0) ready.push(d);
+    }
+  }
+  std::sort(resolved.begin(), resolved.end(), [](const ResolvedAction& x, const ResolvedAction& y) {
+    return std::tie(x.start, x.index) < std::tie(y.start, y.index);
+  });
+  return resolved;
+}
+
+}  // namespace drsim

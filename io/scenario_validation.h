@@ -1,0 +1,28 @@
+#pragma once
+// Checks that need more than one value: names unique, references resolving,
+// the timeline acyclic and consistent with the action catalog. They run after
+// decoding, collect every problem, and locate each through the SourceMap.
+// Internal to io/.
+#include <vector>
+
+#include "io/scenario.h"
+#include "io/scenario_error.h"
+#include "io/source_map.h"
+
+namespace drsim {
+
+// Zone, region and link names unique; every region has a zone; every link
+// joins two different known regions. Paths are under spec.topology.
+std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const SourceMap& where);
+
+// Action names unique and known; targets and parameters as the action
+// catalog says; exactly one of at / startAfter; no startAfter cycle.
+std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where);
+
+// Absolute start and end of every action, sorted by (start, index). The
+// timeline must have passed check_timeline. Times past SimTime's range are
+// reported rather than wrapped.
+std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& timeline, const SourceMap& where,
+                                             std::vector<Diagnostic>& diagnostics);
+
+}  // namespace drsim

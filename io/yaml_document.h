@@ -1,0 +1,34 @@
+#pragma once
+// Reading one YAML document: checks on the raw bytes (size, UTF-8, control
+// bytes) and on the stream (exactly one document, not empty), with yaml-cpp's
+// exceptions turned into diagnostics. Internal to io/.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/scenario_error.h"
+
+namespace drsim {
+
+// Whole file contents, or nullopt with `reason` set (e.g. "No such file or
+// directory") when it cannot be read. A file over kMaxScenarioBytes throws
+// ScenarioError naming display_name, without being read.
+std::optional<std::string> read_document_file(const std::filesystem::path& path, const std::string& display_name,
+                                              std::string& reason);
+
+// Parses text that must hold exactly one non-empty YAML document. kind names
+// the expected document in messages ("Scenario"). Throws ScenarioError.
+YAML::Node parse_document(std::string_view text, const std::string& file, std::string_view kind);
+
+// "null", "a mapping", "a list" or the quoted scalar: the "got ..." of a
+// message; "nothing" for a key an override is about to add.
+std::string describe_node(const YAML::Node& node);
+
+// file:line:col from a yaml-cpp mark (0-based, negative when the node was
+// built by a program rather than parsed).
+Diagnostic diagnostic_at(const std::string& file, const YAML::Mark& mark, std::string path, std::string message);
+
+}  // namespace drsim

@@ -1,0 +1,134 @@
+// The bad-input corpus: tests/data/scenarios/bad/<reason>.yaml, one file per
+// kind of mistake, each with the exact message a user sees.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "tests/io/test_support.h"
+
+namespace drsim {
+namespace {
+
+struct BadCase {
+  const char* reason;    // file name without .yaml
+  const char* expected;  // the whole message, file:line:col included
+};
+
+std::ostream& operator<<(std::ostream& os, const BadCase& c) { return os << c.reason; }
+
+const BadCase kBadCases[] = {
+    {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
+    {"unknown_key",
+     "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
+     "\"duration\"? (valid keys: topology, duration, seed, guards, timeline)\n"
+     "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
+    {"missing_unit",
+     "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
+     "\"28ms\", got \"30\""},
+    {"wrong_unit",
+     "tests/data/scenarios/bad/wrong_unit.yaml:16:14: spec.topology.links[0].rtt: expected a duration such as "
+     "\"250ms\" or \"1h30m\" (units: ns, us, µs, ms, s, m, h, d), got \"80sec\""},
+    {"negative_duration",
+     "tests/data/scenarios/bad/negative_duration.yaml:22:11: spec.timeline[0].at: expected a non-negative "
+     "duration, got \"-5m\""},
+    {"unknown_reference",
+     "tests/data/scenarios/bad/unknown_reference.yaml:23:22: spec.timeline[0].target.zone: unknown zone "
+     "\"eu-west-1d\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"duplicate_name",
+     "tests/data/scenarios/bad/duplicate_name.yaml:12:24: spec.topology.regions[1].zones[0].name: duplicate "
+     "zone name \"eu-west-1b\" (first defined at line 10)"},
+    {"startafter_cycle",
+     "tests/data/scenarios/bad/startafter_cycle.yaml:22:20: spec.timeline[0].startAfter[0]: startAfter cycle: "
+     "a -> c -> b -> a (each waits for the next)"},
+    {"empty_file", "tests/data/scenarios/bad/empty_file.yaml: expected a Scenario document, got an empty file"},
+    {"binary_garbage", "tests/data/scenarios/bad/binary_garbage.yaml:2:1: expected UTF-8 text, got byte 0x00"},
+    {"missing_required",
+     "tests/data/scenarios/bad/missing_required.yaml:20:7: spec.timeline[0]: missing required key \"target\""},
+    {"wrong_api_version",
+     "tests/data/scenarios/bad/wrong_api_version.yaml:2:13: apiVersion: expected \"drsim/v1alpha1\", got "
+     "\"drsim/v1\""},
+    {"wrong_kind", "tests/data/scenarios/bad/wrong_kind.yaml:3:7: kind: expected \"Scenario\", got \"Topology\""},
+    {"duplicate_key",
+     "tests/data/scenarios/bad/duplicate_key.yaml:20:3: spec.seed: duplicate key \"seed\" (first at line 19)"},
+    {"at_and_startafter",
+     "tests/data/scenarios/bad/at_and_startafter.yaml:27:19: spec.timeline[1].startAfter: expected either at or "
+     "startAfter, got both"},
+    {"duration_not_reversible",
+     "tests/data/scenarios/bad/duration_not_reversible.yaml:23:17: spec.timeline[0].duration: zone:recover "
+     "cannot be undone, so it takes no duration"},
+    {"param_not_allowed",
+     "tests/data/scenarios/bad/param_not_allowed.yaml:23:16: spec.timeline[0].latency: zone:fail takes no "
+     "parameter \"latency\" (it takes none)"},
+    {"ratio_over_100",
+     "tests/data/scenarios/bad/ratio_over_100.yaml:23:13: spec.timeline[0].loss: expected a percentage of at "
+     "most 100%, got \"150%\""},
+    {"null_value", "tests/data/scenarios/bad/null_value.yaml:19:3: spec.seed: expected an unsigned integer, got null"},
+    {"bad_integer",
+     "tests/data/scenarios/bad/bad_integer.yaml:19:9: spec.seed: expected an unsigned integer, got \"1.5\""},
+    {"quoted_integer",
+     "tests/data/scenarios/bad/quoted_integer.yaml:19:9: spec.seed: expected an unsigned integer, got the quoted "
+     "string \"7\""},
+    {"multiple_documents", "tests/data/scenarios/bad/multiple_documents.yaml:20:1: expected one YAML document, got 2"},
+    {"deep_nesting",
+     "tests/data/scenarios/bad/deep_nesting.yaml:8:6013: expected fewer levels of nesting, got more than the "
+     "YAML parser allows"},
+    {"missing_topology_file",
+     "tests/data/scenarios/bad/missing_topology_file.yaml:7:13: spec.topology: cannot read topology file "
+     "\"tests/data/scenarios/bad/no_such_topology.yaml\": No such file or directory"},
+    {"link_unknown_region",
+     "tests/data/scenarios/bad/link_unknown_region.yaml:15:30: spec.topology.links[0].between[1]: unknown region "
+     "\"us-east1\", did you mean \"us-east-1\"? (regions: eu-west-1, us-east-1)"},
+    {"region_without_zones",
+     "tests/data/scenarios/bad/region_without_zones.yaml:12:16: spec.topology.regions[1].zones: expected at least "
+     "one zone, got none"},
+    {"topology_file_error",
+     "tests/data/topologies/broken_rtt.yaml:16:12: spec.links[0].rtt: expected a duration with a unit, e.g. "
+     "\"28ms\", got \"80\""},
+    {"topology_file_duplicate_zone",
+     "tests/data/topologies/duplicate_zone.yaml:15:17: spec.regions[1].zones[0].name: duplicate zone name \"z2\" "
+     "(first defined at line 12)"},
+    {"unknown_action",
+     "tests/data/scenarios/bad/unknown_action.yaml:21:15: spec.timeline[0].action: unknown action "
+     "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
+     "link:restore, link:degrade)"},
+    {"wrong_target",
+     "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
+     "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "
+     "not a region"},
+    {"degrade_without_parameters",
+     "tests/data/scenarios/bad/degrade_without_parameters.yaml:20:7: spec.timeline[0]: link:degrade needs at "
+     "least one of latency, loss, bandwidth"},
+    {"delay_without_startafter",
+     "tests/data/scenarios/bad/delay_without_startafter.yaml:23:14: spec.timeline[0].delay: expected no delay "
+     "without startAfter (add it to at), got \"1m\""},
+    {"neither_at_nor_startafter",
+     "tests/data/scenarios/bad/neither_at_nor_startafter.yaml:20:7: spec.timeline[0]: expected at or startAfter, "
+     "got neither"},
+    {"not_a_mapping",
+     "tests/data/scenarios/bad/not_a_mapping.yaml:19:11: spec.guards: expected a mapping (Guards), got a list"},
+};
+
+class BadScenario : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadScenario, ReportsTheExactMessage) {
+  const BadCase& c = GetParam();
+  const std::string file = std::string("tests/data/scenarios/bad/") + c.reason + ".yaml";
+  EXPECT_EQ(testing::error_of([&] { load_scenario_file(file); }), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadScenario, ::testing::ValuesIn(kBadCases),
+                         [](const auto& test) { return std::string(test.param.reason); });
+
+// A file added to the corpus without an expected message would never run.
+TEST(BadScenarioCorpus, EveryFileHasACase) {
+  std::set<std::string> listed;
+  for (const BadCase& c : kBadCases) listed.insert(c.reason);
+  for (const auto& entry : std::filesystem::directory_iterator("tests/data/scenarios/bad")) {
+    EXPECT_TRUE(listed.contains(entry.path().stem().string())) << entry.path() << " has no case in kBadCases";
+  }
+  EXPECT_EQ(listed.size(), std::size(kBadCases)) << "a reason is listed twice";
+}
+
+}  // namespace
+}  // namespace drsim

@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "tests/io/test_support.h"
+
+namespace drsim {
+namespace {
+
+TEST(Describe, SummarizesTheResolvedScenario) {
+  const Scenario s = load_scenario_file("tests/data/scenarios/good/startafter_chain.yaml", {"spec.seed=3"});
+  EXPECT_EQ(describe(s), R"(Scenario cascade
+  A zone fails, the link degrades after it, then is cut; the region recovers last.
+  from tests/data/scenarios/good/startafter_chain.yaml
+  --set spec.seed=3
+  runs 3h of simulated time, seed 3
+  guards: maxEvents 0, maxWallTime 0s, maxEventsPerInstant 10000000
+
+Topology (inline): 2 regions, 3 zones, 1 link
+  region eu-west-1: eu-west-1a, eu-west-1b (inter-zone rtt 1ms)
+  region us-east-1: us-east-1a (inter-zone rtt 1ms)
+  link eu-us: eu-west-1 <-> us-east-1, rtt 80ms, jitter 0s, bandwidth 10Gbps, loss 0%
+
+Timeline (6 actions, by start time):
+  00:10:00  00:30:00  fail-a: zone:fail zone eu-west-1a for 20m
+  00:31:00  02:01:00  degrade: link:degrade link eu-us (latency 50ms, loss 1%, bandwidth 1Gbps) for 1h30m, after fail-a + 1m
+  01:00:00            region-down: region:fail region us-east-1
+  02:01:00  02:06:00  cut: link:cut link eu-us for 5m, after degrade
+  02:06:00            restore: link:restore link eu-us, after cut
+  02:06:30            recover: region:recover region us-east-1, after region-down and cut + 30s
+)");
+}
+
+TEST(Describe, NamesTheTopologyFile) {
+  const Scenario s = load_scenario_file("tests/data/scenarios/good/topology_file.yaml");
+  const std::string text = describe(s);
+  EXPECT_NE(text.find("Topology (tests/data/topologies/two_regions.yaml): 2 regions, 6 zones, 1 link\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  region us-east-1: us-east-1a, us-east-1b, us-east-1c (inter-zone rtt 800us)\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace drsim

@@ -1,0 +1,98 @@
+// Hostile or broken input fails fast with a message: huge files, alias
+// bombs, invalid bytes, floods of errors.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/io/test_support.h"
+
+namespace drsim {
+namespace {
+
+using testing::error_of;
+using testing::load_error;
+
+TEST(DocumentLimits, AFiftyMegabyteFileIsRefusedUnread) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("drsim_io_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "huge.yaml";
+  {
+    std::ofstream out(file, std::ios::binary);
+    const std::string chunk(1 << 20, '#');
+    for (int i = 0; i < 50; ++i) out << chunk;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = error_of([&] { load_scenario_file(file); });
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(message, file.string() + ": expected at most 4194304 bytes (4 MiB), got 52428800 bytes");
+  // Not a benchmark: only that the size is checked before the bytes are read.
+  EXPECT_LT(elapsed, std::chrono::seconds(1));
+}
+
+TEST(DocumentLimits, AnEndlessStreamIsCutAtTheLimit) {
+  // A device has no size up front: reading stops just past the limit.
+  EXPECT_EQ(error_of([] { load_scenario_file("/dev/zero"); }),
+            "/dev/zero: expected at most 4194304 bytes (4 MiB), got more than 4194304 bytes");
+}
+
+TEST(DocumentLimits, TextOverTheLimitIsRefused) {
+  const std::string text(kMaxScenarioBytes + 1, ' ');
+  EXPECT_EQ(load_error(text), "<text>: expected at most 4194304 bytes (4 MiB), got 4194305 bytes");
+}
+
+TEST(DocumentLimits, AliasBombStopsAtTheValueBudget) {
+  // A thousand aliases of a region, each with a thousand aliases of a zone:
+  // ten kilobytes of YAML that stand for a million zones.
+  std::string zones, regions;
+  for (int i = 0; i < 1000; ++i) {
+    zones += std::string(i ? ", " : "") + "*z";
+    regions += std::string(i ? ", " : "") + "*r";
+  }
+  const std::string text = R"(apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata: {name: bomb}
+spec:
+  duration: 1h
+  topology:
+    regions: [{name: r0, zones: [&z {name: z}]}, &r {name: r, zones: [)" +
+                           zones + R"(]}, )" + regions + R"(]
+)";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = load_error(text);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(
+      message.ends_with(": expected at most 1000000 values, got more (do aliases repeat a large part of "
+                        "the document?)"))
+      << message.substr(0, 2000);
+  EXPECT_LT(elapsed, std::chrono::seconds(20));  // not a benchmark; without the budget it is far longer
+}
+
+TEST(DocumentLimits, InvalidUtf8IsReportedAtItsFirstByte) {
+  EXPECT_EQ(load_error("a: b\nname: caf\xc3\x28\n"), "<text>:2:10: expected UTF-8 text, got byte 0xc3");
+  EXPECT_EQ(load_error("a: \xff"), "<text>:1:4: expected UTF-8 text, got byte 0xff");
+  EXPECT_EQ(load_error("a: \xed\xa0\x80"), "<text>:1:4: expected UTF-8 text, got byte 0xed");  // a surrogate
+  EXPECT_EQ(load_error("a: \xc0\xaf"), "<text>:1:4: expected UTF-8 text, got byte 0xc0");      // overlong
+  EXPECT_EQ(load_error("a: \xe2\x82"), "<text>:1:4: expected UTF-8 text, got byte 0xe2");      // truncated
+  EXPECT_EQ(load_error("a: b\x1b[31m"), "<text>:1:5: expected UTF-8 text, got byte 0x1b");
+  EXPECT_EQ(load_error("a: b\x7f"), "<text>:1:5: expected UTF-8 text, got byte 0x7f");
+  // Tabs, CRLF line ends and any real character are fine.
+  EXPECT_EQ(load_error("apiVersion: drsim/v1alpha1\r\nkind: Scenario\t\r\nmetadata: {name: \"µ→😀\"}\r\n"),
+            "<text>:1:1: missing required key \"spec\"");
+}
+
+TEST(DocumentLimits, AFloodOfErrorsIsCut) {
+  std::string text = testing::scenario_with("");
+  for (int i = 0; i < 250; ++i) text += "  unknown" + std::to_string(i) + ": 1\n";
+  const std::string message = load_error(text);
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 100);
+  EXPECT_TRUE(message.ends_with("\n<text>: ... and 150 more problems not shown"))
+      << message.substr(message.size() - 200);
+}
+
+}  // namespace
+}  // namespace drsim

@@ -1,0 +1,185 @@
+// --set overrides: applied to the YAML before decoding, checked like the
+// file's own values, and blamed on the override when wrong.
+#include <gtest/gtest.h>
+
+#include "tests/io/test_support.h"
+
+namespace drsim {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::error_of;
+
+constexpr const char* kChain = "tests/data/scenarios/good/startafter_chain.yaml";
+constexpr const char* kMinimal = "tests/data/scenarios/good/minimal.yaml";
+constexpr const char* kTopologyFile = "tests/data/scenarios/good/topology_file.yaml";
+
+std::string load_error(const char* file, std::vector<std::string> overrides) {
+  return error_of([&] { load_scenario_file(file, overrides); });
+}
+
+TEST(Overrides, ChangeScalarValues) {
+  const Scenario s = load_scenario_file(kMinimal, {"spec.seed=7", "spec.duration=5m", "metadata.name=renamed"});
+  EXPECT_EQ(s.spec.seed, 7u);
+  EXPECT_EQ(s.spec.duration, 5min);
+  EXPECT_EQ(s.metadata.name, "renamed");
+  EXPECT_EQ(s.overrides, (std::vector<std::string>{"spec.seed=7", "spec.duration=5m", "metadata.name=renamed"}));
+}
+
+TEST(Overrides, LaterOverridesWin) {
+  EXPECT_EQ(load_scenario_file(kMinimal, {"spec.seed=7", "spec.seed=8"}).spec.seed, 8u);
+}
+
+TEST(Overrides, IndexAndNameSelectors) {
+  const Scenario s = load_scenario_file(kChain, {"spec.timeline[2].at=20m", "spec.timeline[degrade].duration=1h"});
+  EXPECT_EQ(s.spec.timeline[2].name, "fail-a");
+  EXPECT_EQ(s.spec.timeline[2].at, 20min);
+  EXPECT_EQ(s.spec.timeline[1].duration, 1h);
+  // The timeline is resolved again: degrade starts 1m after fail-a's new end.
+  EXPECT_EQ(s.resolved_timeline[1].index, 1u);
+  EXPECT_EQ(s.resolved_timeline[1].start.time_since_epoch(), 41min);
+}
+
+TEST(Overrides, ValuesAreYaml) {
+  const Scenario s = load_scenario_file(
+      kChain, {"spec.timeline[recover].startAfter=[region-down]", "spec.timeline[fail-a].target={zone: eu-west-1b}"});
+  EXPECT_EQ(s.spec.timeline[0].start_after, std::vector<std::string>{"region-down"});
+  EXPECT_EQ(s.spec.timeline[2].target.zone, "eu-west-1b");
+}
+
+TEST(Overrides, AddMissingKeys) {
+  const Scenario s = load_scenario_file(kMinimal, {"spec.guards.maxEvents=10", "metadata.description=added"});
+  EXPECT_EQ(s.spec.guards.max_events, 10u);
+  EXPECT_EQ(s.metadata.description, "added");
+}
+
+TEST(Overrides, InvalidValueNamesTheOverride) {
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed=abc"}),
+            "--set spec.seed=abc:1:1: spec.seed: expected an unsigned integer, got \"abc\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.duration=30"}),
+            "--set spec.duration=30:1:1: spec.duration: expected a duration with a unit, e.g. \"28ms\", got \"30\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.guards={maxEvents: 1, maxWallTime: x}"}),
+            "--set spec.guards={maxEvents: 1, maxWallTime: x}:1:29: spec.guards.maxWallTime: expected a duration "
+            "such as \"250ms\" or \"1h30m\" (units: ns, us, µs, ms, s, m, h, d), got \"x\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed="}),
+            "--set spec.seed=: spec.seed: expected an unsigned integer, got null");
+  EXPECT_EQ(load_error(kMinimal, {"kind=Topology"}),
+            "--set kind=Topology:1:1: kind: expected \"Scenario\", got \"Topology\"");
+}
+
+TEST(Overrides, MisspelledKeyIsAnUnknownKey) {
+  EXPECT_EQ(load_error(kMinimal, {"spec.seeed=7"}),
+            "--set spec.seeed=7: spec.seeed: unknown key \"seeed\", did you mean \"seed\"? (valid keys: topology, "
+            "duration, seed, guards, timeline)");
+}
+
+TEST(Overrides, CrossReferenceErrorsNameTheOverride) {
+  EXPECT_EQ(load_error(kChain, {"spec.timeline[fail-a].target.zone=eu-west-1z"}),
+            "--set spec.timeline[fail-a].target.zone=eu-west-1z:1:1: spec.timeline[2].target.zone: unknown zone "
+            "\"eu-west-1z\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)");
+  // A duplicate whose first definition is in the file: the message says
+  // where; the file's references to the old name are now unknown.
+  EXPECT_EQ(load_error(kChain, {"spec.timeline[cut].name=degrade"}),
+            "--set spec.timeline[cut].name=degrade:1:1: spec.timeline[3].name: duplicate action name \"degrade\" "
+            "(first defined at tests/data/scenarios/good/startafter_chain.yaml:27)\n"
+            "tests/data/scenarios/good/startafter_chain.yaml:24:33: spec.timeline[0].startAfter[1]: unknown action "
+            "\"cut\" (actions: recover, degrade, fail-a, restore, region-down)\n"
+            "tests/data/scenarios/good/startafter_chain.yaml:48:20: spec.timeline[4].startAfter[0]: unknown action "
+            "\"cut\" (actions: recover, degrade, fail-a, restore, region-down)");
+}
+
+TEST(Overrides, PathsThatCannotBeFollowed) {
+  EXPECT_EQ(load_error(kChain, {"spec.timeline[9].at=1m"}),
+            "--set spec.timeline[9].at=1m: spec.timeline[9]: index 9 is out of range (the list has 6 items)");
+  EXPECT_EQ(load_error(kChain, {"spec.timeline[fail-b].at=1m"}),
+            "--set spec.timeline[fail-b].at=1m: spec.timeline[fail-b]: unknown item \"fail-b\", did you mean "
+            "\"fail-a\"? (names: recover, degrade, fail-a, cut, restore, region-down)");
+  EXPECT_EQ(load_error(kMinimal, {"spec.duration.x=1"}),
+            "--set spec.duration.x=1: spec.duration: expected a mapping to select \"x\" in, got \"1h\"");
+  EXPECT_EQ(load_error(kChain, {"spec.timeline.at=1m"}),
+            "--set spec.timeline.at=1m: spec.timeline: expected a mapping to select \"at\" in, got a list (select "
+            "list items with [index] or [name])");
+  EXPECT_EQ(load_error(kMinimal, {"spec[0]=1"}),
+            "--set spec[0]=1: spec: expected a list to select [0] in, got a mapping");
+  EXPECT_EQ(load_error(kMinimal, {"spec.extra.list[0]=1"}),
+            "--set spec.extra.list[0]=1: spec.extra.list: expected a list to select [0] in, got nothing");
+  // Every problem with every override is reported together.
+  EXPECT_EQ(load_error(kMinimal, {"spec[0]=1", "metadata[1]=2"}),
+            "--set spec[0]=1: spec: expected a list to select [0] in, got a mapping\n"
+            "--set metadata[1]=2: metadata: expected a list to select [1] in, got a mapping");
+}
+
+TEST(Overrides, BadSyntax) {
+  const std::string expected_path =
+      "expected path=value with a path like spec.timeline[0].at or spec.timeline[name].at, got ";
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed"}), "--set spec.seed: expected path=value, got \"spec.seed\"");
+  EXPECT_EQ(load_error(kMinimal, {"=5"}), "--set =5: expected path=value, got \"=5\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec..seed=1"}), "--set spec..seed=1: " + expected_path + "\"spec..seed=1\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.timeline[=1"}),
+            "--set spec.timeline[=1: " + expected_path + "\"spec.timeline[=1\"");
+  EXPECT_EQ(load_error(kMinimal, {"[0]=1"}), "--set [0]=1: " + expected_path + "\"[0]=1\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.timeline[]=1"}),
+            "--set spec.timeline[]=1: " + expected_path + "\"spec.timeline[]=1\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.timeline[0]x=1"}),
+            "--set spec.timeline[0]x=1: " + expected_path + "\"spec.timeline[0]x=1\"");
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed=[1"}), "--set spec.seed=[1:1:1: end of sequence flow not found");
+}
+
+TEST(Overrides, ValueMaySpanAnEqualsSign) {
+  // Split at the first '=': the rest is the value.
+  EXPECT_EQ(load_scenario_file(kMinimal, {"metadata.description=a=b"}).metadata.description, "a=b");
+}
+
+TEST(Overrides, ReachIntoATopologyFile) {
+  const Scenario s = load_scenario_file(
+      kTopologyFile, {"spec.topology.links[eu-us].rtt=100ms", "spec.topology.regions[1].interZoneRtt=2ms"});
+  EXPECT_EQ(s.spec.topology.config.links[0].rtt, 100ms);
+  EXPECT_EQ(s.spec.topology.config.regions[1].inter_zone_rtt, 2ms);
+  EXPECT_EQ(s.spec.topology.source_file, "tests/data/topologies/two_regions.yaml");
+}
+
+TEST(Overrides, ErrorsInsideATopologyFileNameTheOverride) {
+  // The path is the one inside the topology document the value went into.
+  EXPECT_EQ(load_error(kTopologyFile, {"spec.topology.links[0].rtt=100"}),
+            "--set spec.topology.links[0].rtt=100:1:1: spec.links[0].rtt: expected a duration with a unit, e.g. "
+            "\"28ms\", got \"100\"");
+  EXPECT_EQ(load_error(kTopologyFile, {"spec.topology.links[3].rtt=1s"}),
+            "--set spec.topology.links[3].rtt=1s: spec.links[3]: index 3 is out of range (the list has 1 items)");
+  EXPECT_EQ(load_error(kTopologyFile, {"spec.topology.regions[1].zones[0].name=eu-west-1a"}),
+            "--set spec.topology.regions[1].zones[0].name=eu-west-1a:1:1: spec.regions[1].zones[0].name: duplicate "
+            "zone name \"eu-west-1a\" (first defined at tests/data/topologies/two_regions.yaml:11)");
+}
+
+TEST(Overrides, ReplacingTheTopologyFileInlinesIt) {
+  const Scenario s = load_scenario_file(
+      kTopologyFile, {"spec.topology.links[0].rtt=1s",  // for the file, which the next override replaces
+                      "spec.topology={regions: [{name: eu-west-1, zones: [{name: a}]}, {name: us-east-1, zones: "
+                      "[{name: b}]}], links: [{name: eu-us, between: [eu-west-1, us-east-1], rtt: 5ms, bandwidth: "
+                      "1Gbps}]}",
+                      "spec.topology.regions[0].zones[0].name=a2"});
+  EXPECT_EQ(s.spec.topology.path, "");
+  EXPECT_EQ(s.spec.topology.config.links[0].rtt, 5ms);
+  EXPECT_EQ(s.spec.topology.config.regions[0].zones[0].name, "a2");
+  EXPECT_EQ(s.spec.topology.source_file,
+            "--set spec.topology={regions: [{name: eu-west-1, zones: [{name: a}]}, {name: us-east-1, zones: [{name: "
+            "b}]}], links: [{name: eu-us, between: [eu-west-1, us-east-1], rtt: 5ms, bandwidth: 1Gbps}]}");
+}
+
+TEST(Overrides, WithOverridesReloadsWithTheOldAndTheNew) {
+  const Scenario base = load_scenario_file(kChain, {"spec.seed=5"});
+  const Scenario s = with_overrides(base, {"spec.timeline[fail-a].at=0s"});
+  EXPECT_EQ(s.spec.seed, 5u);
+  EXPECT_EQ(s.spec.timeline[2].at, 0s);
+  EXPECT_EQ(s.overrides, (std::vector<std::string>{"spec.seed=5", "spec.timeline[fail-a].at=0s"}));
+  EXPECT_EQ(s.source_file, base.source_file);
+  EXPECT_EQ(s.spec.topology.config.links.size(), 1u);
+  EXPECT_EQ(error_of([&] { with_overrides(base, {"spec.seed=-1"}); }),
+            "--set spec.seed=-1:1:1: spec.seed: expected an unsigned integer, got \"-1\"");
+  // The base is unchanged, and a topology file still resolves from the base directory.
+  EXPECT_EQ(base.spec.timeline[2].at, 10min);
+  const Scenario t = with_overrides(load_scenario_file(kTopologyFile), {"spec.topology.links[0].jitter=1ms"});
+  EXPECT_EQ(t.spec.topology.config.links[0].jitter, 1ms);
+}
+
+}  // namespace
+}  // namespace drsim
