@@ -1,0 +1,109 @@
+#include "cli/arguments.h"
+
+#include <charconv>
+
+#include "sim/units.h"
+
+namespace drsim::cli {
+
+std::string usage_text() {
+  return R"(usage: drsim <command> [options]
+
+commands:
+  run FILE        run a scenario, print a summary, write results
+  validate FILE   check a scenario and exit (0 valid, 2 invalid)
+  describe FILE   print the resolved scenario: topology, timeline with absolute times
+  docs            print the scenario format reference (--format markdown|schema)
+  --version       print the version
+
+options for run, validate, describe:
+  --set PATH=VALUE   override a scenario value, e.g. --set spec.seed=7
+                     or --set spec.timeline[fail-a].at=5m (repeatable)
+options for run:
+  --seed N           run seed (default: spec.seed)
+  --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
+  --out DIR          results folder (default: results/<scenario name>)
+  --quiet            no summary, no progress
+
+exit codes: 0 ok, 1 internal error, 2 bad input, 4 run stopped by a guard
+(partial results written), 130 interrupted (partial results written)
+)";
+}
+
+namespace {
+
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw UsageError("--seed: expected an unsigned integer, got \"" + text + "\"");
+  }
+  return value;
+}
+
+}  // namespace
+
+Arguments parse_arguments(const std::vector<std::string>& argv) {
+  Arguments args;
+  if (argv.empty()) throw UsageError("missing command");
+  std::size_t i = 0;
+  const std::string& first = argv[i++];
+  if (first == "--version" || first == "version") {
+    args.command = "version";
+    return args;
+  }
+  if (first == "--help" || first == "-h" || first == "help") {
+    args.command = "help";
+    return args;
+  }
+  if (first != "run" && first != "validate" && first != "describe" && first != "docs") {
+    throw UsageError("unknown command \"" + first + "\"");
+  }
+  args.command = first;
+
+  // Options take their value as the next word or after '=': --seed 7, --seed=7.
+  auto value_of = [&](const std::string& word, const std::string& name) -> std::string {
+    if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
+    if (i >= argv.size()) throw UsageError(name + ": missing value");
+    return argv[i++];
+  };
+  auto is = [](const std::string& word, const std::string& name) {
+    return word == name || (word.rfind(name + "=", 0) == 0);
+  };
+  const bool run = args.command == "run";
+  while (i < argv.size()) {
+    const std::string word = argv[i++];
+    if (args.command != "docs" && is(word, "--set")) {
+      args.overrides.push_back(value_of(word, "--set"));
+    } else if (run && is(word, "--seed")) {
+      args.seed = parse_seed(value_of(word, "--seed"));
+    } else if (run && is(word, "--until")) {
+      const std::string text = value_of(word, "--until");
+      try {
+        args.until = parse_duration(text);
+      } catch (const UnitError& e) {
+        throw UsageError(std::string("--until: ") + e.what());
+      }
+      if (*args.until <= Duration::zero()) throw UsageError("--until: expected a positive duration, got \"" + text + "\"");
+    } else if (run && is(word, "--out")) {
+      args.out_dir = value_of(word, "--out");
+    } else if (run && (word == "--quiet" || word == "-q")) {
+      args.quiet = true;
+    } else if (args.command == "docs" && is(word, "--format")) {
+      args.docs_format = value_of(word, "--format");
+      if (args.docs_format != "markdown" && args.docs_format != "schema") {
+        throw UsageError("--format: expected markdown or schema, got \"" + args.docs_format + "\"");
+      }
+    } else if (!word.empty() && word[0] == '-') {
+      throw UsageError("unknown option \"" + word + "\" for " + args.command);
+    } else if (args.command != "docs" && args.file.empty()) {
+      args.file = word;
+    } else {
+      throw UsageError("unexpected argument \"" + word + "\"");
+    }
+  }
+  if (args.command != "docs" && args.file.empty()) throw UsageError(args.command + ": missing scenario FILE");
+  return args;
+}
+
+}  // namespace drsim::cli

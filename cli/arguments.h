@@ -1,0 +1,33 @@
+#pragma once
+// The command line of `drsim`, parsed into plain data. Parsing never exits the
+// process: a mistake is a UsageError, which main() reports with exit code 2.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace drsim::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Arguments {
+  std::string command;  // run, validate, describe, docs, version, help
+  std::string file;
+  std::vector<std::string> overrides;  // --set path=value, in order
+  std::optional<std::uint64_t> seed;
+  std::optional<Duration> until;
+  std::string out_dir;        // empty: results/<scenario name>
+  bool quiet = false;
+  std::string docs_format = "markdown";  // docs: markdown | schema
+};
+
+Arguments parse_arguments(const std::vector<std::string>& argv);
+std::string usage_text();
+
+}  // namespace drsim::cli

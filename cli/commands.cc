@@ -1,0 +1,65 @@
+#include "cli/commands.h"
+
+#include <filesystem>
+
+#include "cli/progress_display.h"
+#include "io/result_writer.h"
+#include "io/run.h"
+#include "io/scenario_loader.h"
+
+namespace drsim::cli {
+
+int run_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.file, args.overrides);
+  RunOptions options;
+  options.seed = args.seed;
+  options.until = args.until;
+  options.stop_flag = console.stop_flag;
+  ProgressDisplay progress(console.err);
+  if (console.err_is_terminal && !args.quiet) {
+    options.progress = [&progress](const RunProgress& p) { progress.update(p); };
+  }
+
+  RunResult result = run_scenario(scenario, options);
+  progress.clear();
+
+  const std::filesystem::path out_dir =
+      args.out_dir.empty() ? std::filesystem::path("results") / scenario.metadata.name : std::filesystem::path(args.out_dir);
+  write_results(result, out_dir);
+  if (!args.quiet) {
+    std::fprintf(console.out, "%s\nresults: %s\n", summary_text(result).c_str(), out_dir.string().c_str());
+  }
+  if (result.outcome.complete()) return kExitOk;
+  std::fprintf(console.err, "drsim: %s; partial results written to %s\n", result.outcome.message.c_str(),
+               out_dir.string().c_str());
+  return result.outcome.reason == StopReason::kInterrupted ? kExitInterrupted : kExitStoppedByGuard;
+}
+
+int validate_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.file, args.overrides);
+  std::fprintf(console.out, "%s: valid (%zu regions, %zu timeline steps)\n", args.file.c_str(),
+               scenario.spec.topology.config.regions.size(), scenario.spec.timeline.size());
+  return kExitOk;
+}
+
+int describe_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.file, args.overrides);
+  std::fputs(describe(scenario).c_str(), console.out);
+  return kExitOk;
+}
+
+int docs_command(const Arguments& args, const Console& console) {
+  const std::string text = args.docs_format == "schema" ? scenario_json_schema() : scenario_format_markdown();
+  std::fputs(text.c_str(), console.out);
+  return kExitOk;
+}
+
+int dispatch(const Arguments& args, const Console& console) {
+  if (args.command == "run") return run_command(args, console);
+  if (args.command == "validate") return validate_command(args, console);
+  if (args.command == "describe") return describe_command(args, console);
+  if (args.command == "docs") return docs_command(args, console);
+  throw UsageError("unknown command \"" + args.command + "\"");
+}
+
+}  // namespace drsim::cli

@@ -1,0 +1,35 @@
+#pragma once
+// The `drsim` commands. Each returns the process exit code; bad input is
+// reported through exceptions (ScenarioError, UsageError) that main() maps to
+// exit code 2.
+#include <atomic>
+#include <cstdio>
+
+#include "cli/arguments.h"
+
+namespace drsim::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternalError = 1,
+  kExitBadInput = 2,
+  kExitStoppedByGuard = 4,
+  kExitInterrupted = 130,
+};
+
+// Where the commands write and what stops a run; main() fills it in.
+struct Console {
+  std::FILE* out = stdout;
+  std::FILE* err = stderr;
+  bool err_is_terminal = false;
+  const std::atomic<bool>* stop_flag = nullptr;
+};
+
+int run_command(const Arguments& args, const Console& console);
+int validate_command(const Arguments& args, const Console& console);
+int describe_command(const Arguments& args, const Console& console);
+int docs_command(const Arguments& args, const Console& console);
+
+int dispatch(const Arguments& args, const Console& console);
+
+}  // namespace drsim::cli

@@ -1,0 +1,61 @@
+// drsim: the command line. Exit codes: 0 ok, 1 internal error, 2 bad input,
+// 4 stopped by a guard, 130 interrupted (results written in both cases).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/arguments.h"
+#include "cli/commands.h"
+#include "io/scenario_error.h"
+
+namespace {
+
+std::atomic<bool> g_stop_requested{false};
+
+// The first Ctrl-C asks the run to stop and write what it has; a second one
+// falls through to the default action and ends the process.
+extern "C" void on_interrupt(int) {
+  g_stop_requested.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace drsim::cli;
+  static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+  std::vector<std::string> words(argv + 1, argv + argc);
+  try {
+    const Arguments args = parse_arguments(words);
+    if (args.command == "version") {
+      std::printf("drsim %s\n", DRSIM_VERSION);
+      return kExitOk;
+    }
+    if (args.command == "help") {
+      std::fputs(usage_text().c_str(), stdout);
+      return kExitOk;
+    }
+    std::signal(SIGINT, on_interrupt);
+    Console console;
+    console.err_is_terminal = isatty(STDERR_FILENO) != 0;
+    console.stop_flag = &g_stop_requested;
+    return dispatch(args, console);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "drsim: %s\n\n%s", e.what(), usage_text().c_str());
+    return kExitBadInput;
+  } catch (const drsim::ScenarioError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "drsim: internal error: %s\n", e.what());
+    return kExitInternalError;
+  } catch (...) {
+    std::fprintf(stderr, "drsim: internal error: unknown exception\n");
+    return kExitInternalError;
+  }
+}

@@ -1,0 +1,60 @@
+#include "cli/arguments.h"
+
+#include <gtest/gtest.h>
+
+namespace drsim::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string usage_error(const std::vector<std::string>& argv) {
+  try {
+    parse_arguments(argv);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Arguments, ParsesRunWithEveryOption) {
+  const Arguments args = parse_arguments({"run", "s.yaml", "--set", "spec.seed=7", "--set=spec.duration=1h",
+                                          "--seed", "42", "--until=90m", "--out", "dir", "--quiet"});
+  EXPECT_EQ(args.command, "run");
+  EXPECT_EQ(args.file, "s.yaml");
+  EXPECT_EQ(args.overrides, (std::vector<std::string>{"spec.seed=7", "spec.duration=1h"}));
+  EXPECT_EQ(args.seed, 42u);
+  EXPECT_EQ(args.until, 90min);
+  EXPECT_EQ(args.out_dir, "dir");
+  EXPECT_TRUE(args.quiet);
+}
+
+TEST(Arguments, OverrideValuesMayContainEqualsSigns) {
+  EXPECT_EQ(parse_arguments({"validate", "s.yaml", "--set", "metadata.description=a=b"}).overrides[0],
+            "metadata.description=a=b");
+}
+
+TEST(Arguments, VersionAndHelp) {
+  EXPECT_EQ(parse_arguments({"--version"}).command, "version");
+  EXPECT_EQ(parse_arguments({"--help"}).command, "help");
+}
+
+TEST(Arguments, DocsFormat) {
+  EXPECT_EQ(parse_arguments({"docs"}).docs_format, "markdown");
+  EXPECT_EQ(parse_arguments({"docs", "--format", "schema"}).docs_format, "schema");
+  EXPECT_EQ(usage_error({"docs", "--format", "pdf"}), "--format: expected markdown or schema, got \"pdf\"");
+}
+
+TEST(Arguments, MistakesAreUsageErrors) {
+  EXPECT_EQ(usage_error({}), "missing command");
+  EXPECT_EQ(usage_error({"fly"}), "unknown command \"fly\"");
+  EXPECT_EQ(usage_error({"run"}), "run: missing scenario FILE");
+  EXPECT_EQ(usage_error({"run", "a.yaml", "b.yaml"}), "unexpected argument \"b.yaml\"");
+  EXPECT_EQ(usage_error({"run", "a.yaml", "--seed"}), "--seed: missing value");
+  EXPECT_EQ(usage_error({"run", "a.yaml", "--seed", "-1"}), "--seed: expected an unsigned integer, got \"-1\"");
+  EXPECT_EQ(usage_error({"run", "a.yaml", "--until", "0s"}), "--until: expected a positive duration, got \"0s\"");
+  EXPECT_EQ(usage_error({"validate", "a.yaml", "--seed", "1"}), "unknown option \"--seed\" for validate");
+  EXPECT_NE(usage_error({"run", "a.yaml", "--until", "30"}).find("--until: expected a duration"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace drsim::cli

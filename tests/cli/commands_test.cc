@@ -1,0 +1,104 @@
+#include "cli/commands.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "io/scenario_error.h"
+#include "tests/cli/cli_test_support.h"
+
+namespace drsim::cli {
+namespace {
+
+// Captures what a command writes to its Console.
+struct CapturedConsole {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  ~CapturedConsole() {
+    std::fclose(out);
+    std::fclose(err);
+  }
+  Console console(const std::atomic<bool>* stop = nullptr) const { return Console{out, err, false, stop}; }
+  static std::string text(std::FILE* f) {
+    std::rewind(f);
+    std::string s;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) s.append(buf, n);
+    return s;
+  }
+};
+
+TEST(Commands, RunWritesEveryResultFileAndASummary) {
+  testing::TempDir dir("run");
+  CapturedConsole io;
+  const int code = dispatch(parse_arguments({"run", "scenarios/default.yaml", "--out", dir.path().string()}),
+                            io.console());
+  EXPECT_EQ(code, kExitOk);
+  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml", "run.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / file)) << file;
+  }
+  const std::string summary = CapturedConsole::text(io.out);
+  EXPECT_NE(summary.find("default: 02:00:00 simulated"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("00:10:00      zone:fail"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("zone.availability region=north zone=north-a"), std::string::npos) << summary;
+}
+
+TEST(Commands, AGuardStopsTheRunAndPartialResultsAreWritten) {
+  testing::TempDir dir("guard");
+  CapturedConsole io;
+  const int code = dispatch(parse_arguments({"run", "scenarios/default.yaml", "--set", "spec.guards.maxEvents=3",
+                                             "--out", dir.path().string(), "--quiet"}),
+                            io.console());
+  EXPECT_EQ(code, kExitStoppedByGuard);
+  EXPECT_NE(CapturedConsole::text(io.err).find("guard maxEvents (3) stopped the run"), std::string::npos);
+  const std::string kpis = testing::read_file(dir.path() / "kpis.json");
+  EXPECT_NE(kpis.find("\"complete\": false"), std::string::npos);
+  EXPECT_NE(kpis.find("\"stop_reason\": \"max_events\""), std::string::npos);
+  EXPECT_NE(testing::read_file(dir.path() / "events.csv").find("zone:fail"), std::string::npos);
+}
+
+TEST(Commands, AnInterruptedRunStillWritesWhatItHas) {
+  testing::TempDir dir("interrupt");
+  CapturedConsole io;
+  std::atomic<bool> stop{true};
+  const int code = dispatch(
+      parse_arguments({"run", "scenarios/default.yaml", "--out", dir.path().string(), "--quiet"}), io.console(&stop));
+  EXPECT_EQ(code, kExitInterrupted);
+  EXPECT_NE(testing::read_file(dir.path() / "run.json").find("\"stop_reason\": \"interrupted\""), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "timeseries.csv"));
+}
+
+TEST(Commands, SameSeedGivesByteIdenticalOutputs) {
+  testing::TempDir a("det-a"), b("det-b");
+  CapturedConsole io;
+  for (const auto* dir : {&a, &b}) {
+    ASSERT_EQ(dispatch(parse_arguments({"run", "scenarios/default.yaml", "--seed", "7", "--out",
+                                        dir->path().string(), "--quiet"}),
+                       io.console()),
+              kExitOk);
+  }
+  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml"}) {
+    const std::string first = testing::read_file(a.path() / file);
+    EXPECT_FALSE(first.empty()) << file;
+    EXPECT_EQ(first, testing::read_file(b.path() / file)) << file;
+  }
+}
+
+TEST(Commands, ValidateAndDescribe) {
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"validate", "scenarios/default.yaml"}), io.console()), kExitOk);
+  EXPECT_NE(CapturedConsole::text(io.out).find("valid (3 regions, 4 timeline steps)"), std::string::npos);
+  CapturedConsole io2;
+  EXPECT_EQ(dispatch(parse_arguments({"describe", "scenarios/default.yaml"}), io2.console()), kExitOk);
+  EXPECT_NE(CapturedConsole::text(io2.out).find("north-region-loss"), std::string::npos);
+}
+
+TEST(Commands, BadInputThrowsScenarioError) {
+  CapturedConsole io;
+  EXPECT_THROW(dispatch(parse_arguments({"validate", "scenarios/default.yaml", "--set", "spec.duration=30"}),
+                        io.console()),
+               ScenarioError);
+}
+
+}  // namespace
+}  // namespace drsim::cli

@@ -1,0 +1,78 @@
+// Runs the built `drsim` executable as a user would, checking exit codes and
+// the messages on stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tests/cli/cli_test_support.h"
+
+namespace drsim {
+namespace {
+
+struct Completed {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Completed run_drsim(const std::string& arguments) {
+  const char* binary_dir = std::getenv("DRSIM_BINARY_DIR");
+  const std::string binary = std::string(binary_dir != nullptr ? binary_dir : "build") + "/cli/drsim";
+  testing::TempDir capture("capture");
+  const auto out = capture.path() / "out";
+  const auto err = capture.path() / "err";
+  const std::string command = binary + " " + arguments + " >" + out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  return Completed{WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::read_file(out), testing::read_file(err)};
+}
+
+TEST(DrsimBinary, PrintsItsVersion) {
+  const Completed c = run_drsim("--version");
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.out.rfind("drsim ", 0), 0u);
+}
+
+TEST(DrsimBinary, ValidScenarioExitsZero) {
+  const Completed c = run_drsim("validate scenarios/default.yaml");
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+}
+
+TEST(DrsimBinary, BadInputExitsTwoWithThePosition) {
+  const Completed c = run_drsim("validate scenarios/default.yaml --set spec.duration=30");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_EQ(c.err.rfind("--set spec.duration=30:1:1: spec.duration: expected a duration", 0), 0u) << c.err;
+}
+
+TEST(DrsimBinary, MissingFileExitsTwo) {
+  const Completed c = run_drsim("validate no/such/file.yaml");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("no/such/file.yaml"), std::string::npos) << c.err;
+}
+
+TEST(DrsimBinary, UsageMistakeExitsTwo) {
+  const Completed c = run_drsim("run");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("run: missing scenario FILE"), std::string::npos);
+  EXPECT_NE(c.err.find("usage: drsim"), std::string::npos);
+}
+
+TEST(DrsimBinary, GuardStopExitsFourWithResults) {
+  testing::TempDir dir("binary-guard");
+  const Completed c =
+      run_drsim("run scenarios/default.yaml --quiet --set spec.guards.maxEvents=2 --out " + dir.path().string());
+  EXPECT_EQ(c.exit_code, 4) << c.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "timeseries.csv"));
+}
+
+TEST(DrsimBinary, QuietRunPrintsNothingAndIsNotATerminal) {
+  testing::TempDir dir("binary-quiet");
+  const Completed c = run_drsim("run scenarios/default.yaml --quiet --out " + dir.path().string());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out, "");
+  EXPECT_EQ(c.err, "");
+}
+
+}  // namespace
+}  // namespace drsim
