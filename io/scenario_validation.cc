@@ -86,8 +86,8 @@ void check_action(const ActionConfig& a, const ActionSpecInfo& info, const std::
     }
   });
 
-  // Parameters: only the catalog's, its required ones, and for an action
-  // whose parameters are all optional (link:degrade), at least one of them.
+  // Parameters: only the catalog's, its required ones, and at least one for
+  // an action that means nothing without one (link:degrade).
   const std::vector<std::string_view> allowed = parameters_of(info);
   std::vector<std::string_view> given;
   for_each_parameter(a, [&](std::string_view key, const auto&) {
@@ -98,14 +98,12 @@ void check_action(const ActionConfig& a, const ActionSpecInfo& info, const std::
                                  (allowed.empty() ? " (it takes none)" : " (it takes: " + join(allowed) + ")")));
     }
   });
-  bool any_required = false;
   for (std::string_view r : info.required_params) {
     if (r.empty()) continue;
-    any_required = true;
     if (std::find(given.begin(), given.end(), r) == given.end())
       out.push_back(where.at(p, a.action + " needs " + quote(r)));
   }
-  if (!allowed.empty() && !any_required && given.empty()) {
+  if (info.needs_a_parameter && given.empty()) {
     out.push_back(where.at(p, a.action + " needs at least one of " + join(allowed)));
   }
 

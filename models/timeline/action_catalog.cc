@@ -6,17 +6,17 @@ namespace drsim {
 
 namespace {
 constexpr std::array kCatalog{
-    ActionSpecInfo{"zone:fail", TargetKind::kZone, {}, {}, true,
+    ActionSpecInfo{"zone:fail", TargetKind::kZone, {}, {}, false, true,
                    "The zone goes down: everything in it stops. With a duration, it recovers after it."},
-    ActionSpecInfo{"zone:recover", TargetKind::kZone, {}, {}, false, "The zone comes back up."},
-    ActionSpecInfo{"region:fail", TargetKind::kRegion, {}, {}, true,
+    ActionSpecInfo{"zone:recover", TargetKind::kZone, {}, {}, false, false, "The zone comes back up."},
+    ActionSpecInfo{"region:fail", TargetKind::kRegion, {}, {}, false, true,
                    "Every zone of the region goes down. With a duration, they recover after it."},
-    ActionSpecInfo{"region:recover", TargetKind::kRegion, {}, {}, false, "Every zone of the region comes back up."},
-    ActionSpecInfo{"link:cut", TargetKind::kLink, {}, {}, true,
+    ActionSpecInfo{"region:recover", TargetKind::kRegion, {}, {}, false, false, "Every zone of the region comes back up."},
+    ActionSpecInfo{"link:cut", TargetKind::kLink, {}, {}, false, true,
                    "The link carries nothing. With a duration, it is restored after it."},
-    ActionSpecInfo{"link:restore", TargetKind::kLink, {}, {}, false,
+    ActionSpecInfo{"link:restore", TargetKind::kLink, {}, {}, false, false,
                    "The link is back to its configured state (undoes link:cut and link:degrade)."},
-    ActionSpecInfo{"link:degrade", TargetKind::kLink, {"latency", "loss", "bandwidth"}, {}, true,
+    ActionSpecInfo{"link:degrade", TargetKind::kLink, {"latency", "loss", "bandwidth"}, {}, true, true,
                    "The link gets slower, lossy or narrower (at least one parameter). With a duration, it is "
                    "restored after it."},
 };

@@ -15,6 +15,7 @@ struct ActionSpecInfo {
   TargetKind target;
   std::string_view params[3];  // allowed parameter keys; empty entries unused
   std::string_view required_params[3];
+  bool needs_a_parameter;      // at least one of params must be given
   bool reversible;             // may carry a duration
   std::string_view doc;
 };
