@@ -1,6 +1,14 @@
+// Event-engine benchmarks. See bench/README.md for the command and the
+// recorded medians.
+//
 // The classic hold model: with N events pending, pop the earliest and push a
 // new one at its time + Exp(1 s). The pending count stays N; what is measured
 // is the cost of one pop + one push at that size.
+//
+// The timeout model: N requests in flight, each with a completion at
+// + Exp(1 s) and a timeout at + 30 s (2N events pending). A completion cancels
+// its request's timeout and starts the next request, so one iteration is a
+// pop, a cancel and two pushes: the cancel path under a bimodal load.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -13,6 +21,8 @@
 
 namespace drsim {
 namespace {
+
+using namespace std::chrono_literals;
 
 Duration exp_delay(RngStream& rng) {
   return Duration{static_cast<std::int64_t>(rng.exponential(1e9)) + 1};
@@ -72,6 +82,70 @@ void BM_Simulation_Hold(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Simulation_Hold)->RangeMultiplier(10)->Range(1000, 1000000);
+
+// ---- timeouts: most scheduled events are cancelled before they fire ----
+
+constexpr Duration kTimeout = 30s;
+constexpr const char* kDone = "done";
+constexpr const char* kTimedOut = "timeout";
+
+void BM_EventQueue_HoldWithTimeouts(benchmark::State& state) {
+  const auto requests = static_cast<std::uint32_t>(state.range(0));
+  RngStream rng(42, "hold");
+  EventQueue queue;
+  std::vector<EventId> done(requests);
+  std::vector<EventId> timeout(requests);
+  auto start = [&](std::uint32_t r, SimTime now) {
+    done[r] = queue.push(now + exp_delay(rng), 0, EventTag{r, kDone}, [] {});
+    timeout[r] = queue.push(now + kTimeout, 0, EventTag{r, kTimedOut}, [] {});
+  };
+  for (std::uint32_t r = 0; r < requests; ++r) start(r, SimTime{});
+  std::int64_t fired = 0;
+  for (auto _ : state) {
+    auto event = queue.pop();
+    const std::uint32_t r = event.tag.component;
+    if (event.tag.label == kDone) {
+      queue.cancel(timeout[r]);
+    } else {
+      queue.cancel(done[r]);
+      ++fired;
+    }
+    start(r, event.time);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["timeouts_fired"] = static_cast<double>(fired);
+}
+BENCHMARK(BM_EventQueue_HoldWithTimeouts)->RangeMultiplier(10)->Range(1000, 1000000);
+
+// The same through Simulation, with handlers that capture what they need.
+struct TimeoutModel {
+  Simulation* sim;
+  std::vector<EventId> timeout;
+  RngStream rng{42, "hold"};
+  std::int64_t fired = 0;
+  void start(std::uint32_t r) {
+    const EventId completion = sim->schedule_after(exp_delay(rng), [this, r] {
+      sim->cancel(timeout[r]);
+      start(r);
+    });
+    timeout[r] = sim->schedule_after(kTimeout, [this, r, completion] {
+      sim->cancel(completion);
+      ++fired;
+      start(r);
+    });
+  }
+};
+
+void BM_Simulation_HoldWithTimeouts(benchmark::State& state) {
+  const auto requests = static_cast<std::uint32_t>(state.range(0));
+  Simulation sim(SimulationOptions{.seed = 42});
+  TimeoutModel model{&sim, std::vector<EventId>(requests)};
+  for (std::uint32_t r = 0; r < requests; ++r) model.start(r);
+  for (auto _ : state) sim.step();
+  state.SetItemsProcessed(state.iterations());
+  state.counters["timeouts_fired"] = static_cast<double>(model.fired);
+}
+BENCHMARK(BM_Simulation_HoldWithTimeouts)->RangeMultiplier(10)->Range(1000, 1000000);
 
 }  // namespace
 }  // namespace drsim

@@ -1,17 +1,22 @@
 #include "sim/event_queue.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "sim/errors.h"
 
 namespace drsim {
 
 namespace {
-constexpr std::size_t kMinBuckets = 16;
-// Brown's factor; 1.5 and 2 were measured too and were no better (bench/README.md).
-constexpr double kWidthFactor = 3.0;
+// Bucket width = kWidthFactor x the mean gap between the earliest events.
+// Brown uses 3; with 24-byte nodes, 2 measured best (1, 1.5, 2, 3 tried;
+// bench/README.md), together with growing at one event per bucket.
+constexpr double kWidthFactor = 2.0;
 constexpr std::uint64_t kSeqBits = 56;
 constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
+
+inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 }  // namespace
 
 EventQueue::EventQueue() {
@@ -20,54 +25,82 @@ EventQueue::EventQueue() {
   top_ = width_;
 }
 
+EventQueue::~EventQueue() { clear(); }
+
 std::uint32_t EventQueue::allocate_slot() {
   if (free_head_ != kNil) {
     const std::uint32_t index = free_head_;
-    free_head_ = slots_[index].next;
+    free_head_ = nodes_[index].next;
     return index;
   }
-  if (slots_.size() >= kNil - 1) throw SimulationError("event queue full: 4 billion events pending");
-  slots_.emplace_back();
-  return static_cast<std::uint32_t>(slots_.size() - 1);
+  if (nodes_.size() >= kNil - 1) throw SimulationError("event queue full: 4 billion events pending");
+  nodes_.emplace_back();
+  try {
+    payloads_.emplace_back();
+  } catch (...) {
+    nodes_.pop_back();
+    throw;
+  }
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
+// The payload's handler must already be empty (moved out).
 void EventQueue::free_slot(std::uint32_t index) {
-  Slot& slot = slots_[index];
-  slot.state = SlotState::kFree;
-  ++slot.generation;
-  if (slot.generation == 0) slot.generation = 1;  // 0 would make a null id
-  slot.next = free_head_;
+  ++payloads_[index].generation;  // even: free; ids of the old event no longer match
+  Node& n = nodes_[index];
+  n.time = kFreeTime;
+  n.next = free_head_;
   free_head_ = index;
 }
 
-// Inserts a slot into its bucket's sorted list. New events are usually the
-// latest in their bucket (same-time events arrive in sequence order), so the
-// walk starts from the tail and is O(1) in the common case.
+// Inserts a node into its bucket's sorted list. New events are usually the
+// latest in their bucket (same-time events arrive in sequence order) or the
+// earliest (the rest belong to later years), so both ends are tried first.
 void EventQueue::link(std::uint32_t index) {
-  const std::size_t b = bucket_of(slots_[index].time);
-  std::uint32_t after = buckets_[b].tail;
-  while (after != kNil && before(index, after)) after = slots_[after].prev;
-  Slot& s = slots_[index];
-  s.prev = after;
-  if (after == kNil) {
-    s.next = buckets_[b].head;
-    buckets_[b].head = index;
-  } else {
-    s.next = slots_[after].next;
-    slots_[after].next = index;
+  Node& n = nodes_[index];
+  Bucket& b = buckets_[bucket_of(n.time)];
+  std::uint32_t after = b.tail;
+  if (after != kNil && before(index, after)) {
+    if (before(index, b.head)) {
+      // Earlier than the whole bucket (often: the bucket holds later "years").
+      after = kNil;
+    } else {
+      // Somewhere inside: walk back from the tail. The head is not after the
+      // new node, so the walk stops at the head at the latest and never
+      // follows the head's prev (which pop leaves stale).
+      do {
+        after = nodes_[after].prev;
+      } while (before(index, after));
+    }
   }
-  if (s.next == kNil) {
-    buckets_[b].tail = index;
+  n.prev = after;
+  if (after == kNil) {
+    n.next = b.head;
+    b.head = index;
   } else {
-    slots_[s.next].prev = index;
+    n.next = nodes_[after].next;
+    nodes_[after].next = index;
+  }
+  if (n.next == kNil) {
+    b.tail = index;
+  } else {
+    nodes_[n.next].prev = index;
   }
 }
 
 void EventQueue::unlink(std::uint32_t index) {
-  const Slot& s = slots_[index];
-  const std::size_t b = bucket_of(s.time);
-  if (s.prev == kNil) buckets_[b].head = s.next; else slots_[s.prev].next = s.next;
-  if (s.next == kNil) buckets_[b].tail = s.prev; else slots_[s.next].prev = s.prev;
+  const Node& n = nodes_[index];
+  Bucket& b = buckets_[bucket_of(n.time)];
+  if (b.head == index) {
+    b.head = n.next;  // n.prev is stale for a head: not followed
+  } else {
+    nodes_[n.prev].next = n.next;
+  }
+  if (n.next == kNil) {
+    b.tail = b.head == kNil ? kNil : n.prev;
+  } else {
+    nodes_[n.next].prev = n.prev;  // stale if n was the head, which is allowed
+  }
 }
 
 EventId EventQueue::push(SimTime time, int priority, EventTag tag, Handler&& handler) {
@@ -77,13 +110,14 @@ EventId EventQueue::push(SimTime time, int priority, EventTag tag, Handler&& han
     throw SimulationError("event priority " + std::to_string(priority) + " outside [-128, 127]");
   }
   const std::uint32_t index = allocate_slot();
-  Slot& slot = slots_[index];
-  slot.time = t;
-  slot.key = (static_cast<std::uint64_t>(priority - kMinPriority) << kSeqBits) | (next_seq_++ & kSeqMask);
-  slot.handler = std::move(handler);
-  slot.label = tag.label;
-  slot.component = tag.component;
-  slot.state = SlotState::kPending;
+  Node& n = nodes_[index];
+  n.time = t;
+  n.key = (static_cast<std::uint64_t>(priority - kMinPriority) << kSeqBits) | (next_seq_++ & kSeqMask);
+  Payload& p = payloads_[index];
+  p.handler = std::move(handler);
+  p.label = tag.label;
+  p.component = tag.component;
+  const std::uint32_t generation = ++p.generation;  // odd: pending
   link(index);
   ++live_;
 
@@ -95,28 +129,27 @@ EventId EventQueue::push(SimTime time, int priority, EventTag tag, Handler&& han
     top_ = window_end(t);
   }
   if (min_cache_ != kNil && before(index, min_cache_)) min_cache_ = index;
-  if (live_ > 2 * buckets_.size()) rebuild(buckets_.size() * 2);
-  return EventId{(static_cast<std::uint64_t>(slot.generation) << 32) | index};
+  if (live_ > buckets_.size()) rebuild(buckets_.size() * 2);  // at most ~1 event per bucket
+  return EventId{(static_cast<std::uint64_t>(generation) << 32) | index};
 }
 
 bool EventQueue::is_pending(EventId id) const {
-  if (!id.valid()) return false;
-  const auto index = static_cast<std::uint32_t>(id.value & 0xFFFFFFFFu);
+  const std::uint32_t index = index_of(id);
   const auto generation = static_cast<std::uint32_t>(id.value >> 32);
-  if (index >= slots_.size()) return false;
-  const Slot& slot = slots_[index];
-  return slot.generation == generation && slot.state == SlotState::kPending;
+  return (generation & 1) != 0 && index < payloads_.size() && payloads_[index].generation == generation;
 }
 
 bool EventQueue::cancel(EventId id) {
   if (!is_pending(id)) return false;
-  const auto index = static_cast<std::uint32_t>(id.value & 0xFFFFFFFFu);
+  const std::uint32_t index = index_of(id);
   unlink(index);
-  slots_[index].handler.reset();
+  // Taken out before the slot is freed and destroyed only when the queue is
+  // consistent again: the handler's destructor may use the queue.
+  Handler doomed = std::move(payloads_[index].handler);
   free_slot(index);
   if (min_cache_ == index) min_cache_ = kNil;
   --live_;
-  if (live_ < buckets_.size() / 4 && buckets_.size() > kMinBuckets) rebuild(buckets_.size() / 2);
+  maybe_shrink();
   return true;
 }
 
@@ -126,47 +159,55 @@ std::uint32_t EventQueue::locate_min() {
   // whose head falls inside its current window holds the minimum.
   for (std::size_t scanned = 0; scanned <= mask_; ++scanned) {
     const std::uint32_t h = buckets_[cur_].head;
-    if (h != kNil && slots_[h].time < top_) return min_cache_ = h;
+    if (h != kNil && nodes_[h].time < top_) {
+      prefetch(&payloads_[h]);  // its handler is what the caller wants next
+      return min_cache_ = h;
+    }
     cur_ = (cur_ + 1) & mask_;
     top_ += width_;
   }
-  // Nothing within a year: the events are sparse for this width. Find the
-  // minimum directly, and re-estimate the width so that it does not recur.
-  std::uint32_t best = kNil;
-  for (const Bucket& b : buckets_) {
-    if (b.head != kNil && (best == kNil || before(b.head, best))) best = b.head;
-  }
-  const std::int64_t t = slots_[best].time;
+  // Nothing within a year: the events are sparse for this width. Re-estimate
+  // the width (rebuild), which also puts the scan position at the earliest event.
   rebuild(buckets_.size());
-  cur_ = bucket_of(t);
-  top_ = window_end(t);
   return locate_min();
 }
 
 EventQueue::Popped EventQueue::pop() {
   const std::uint32_t index = locate_min();
   min_cache_ = kNil;
-  // The minimum is the head of bucket cur_.
-  Slot& s = slots_[index];
-  buckets_[cur_].head = s.next;
-  if (s.next == kNil) buckets_[cur_].tail = kNil; else slots_[s.next].prev = kNil;
-  Popped out{SimTime{Duration{s.time}}, EventTag{s.component, s.label}, std::move(s.handler)};
+  // The minimum is the head of bucket cur_. Its successor's prev is left
+  // stale (a head's prev is never read), which saves touching its node.
+  Node& n = nodes_[index];
+  Bucket& b = buckets_[cur_];
+  b.head = n.next;
+  if (n.next == kNil) {
+    b.tail = kNil;
+  } else {
+    // Often the next minimum (same window): start loading it while the
+    // caller runs this event's handler.
+    prefetch(&nodes_[n.next]);
+    prefetch(&payloads_[n.next]);
+  }
+  Payload& p = payloads_[index];
+  Popped out{SimTime{Duration{n.time}}, EventTag{p.component, p.label}, std::move(p.handler)};
   free_slot(index);
   --live_;
-  if (live_ < buckets_.size() / 4 && buckets_.size() > kMinBuckets) rebuild(buckets_.size() / 2);
+  maybe_shrink();
   return out;
 }
 
-// Brown's heuristic: the bucket width is about three times the mean gap
+// Brown's heuristic: the bucket width is a small multiple of the mean gap
 // between the earliest events, ignoring gaps more than twice the mean.
-std::int64_t EventQueue::estimate_width(const std::vector<std::uint32_t>& nodes) const {
+std::int64_t EventQueue::estimate_width() const {
   // 32 gaps (Brown's 25) gave widths that varied run to run by 2x and hold
   // costs by 50%; a larger sample of the earliest events is steadier.
   constexpr std::size_t kSample = 1024;
-  if (nodes.size() < 2) return width_;
   std::vector<std::int64_t> times;
-  times.reserve(nodes.size());
-  for (std::uint32_t n : nodes) times.push_back(slots_[n].time);
+  times.reserve(live_);
+  for (const Node& n : nodes_) {
+    if (n.time != kFreeTime) times.push_back(n.time);
+  }
+  if (times.size() < 2) return width_;
   const std::size_t k = std::min(kSample, times.size());
   std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(k - 1), times.end());
   std::sort(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(k));
@@ -187,31 +228,69 @@ std::int64_t EventQueue::estimate_width(const std::vector<std::uint32_t>& nodes)
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(width), 1, kMaxTimeNs / 4);
 }
 
+// A bucket sort: count the pending events per new bucket, place them in
+// bucket order, sort each bucket's (usually one or two) events, and chain
+// them. O(n) for spread-out events, O(n log n) when many share a bucket; never
+// the O(n^2) of linking them one by one in an arbitrary order.
 void EventQueue::rebuild(std::size_t bucket_count) {
   bucket_count = std::max(bucket_count, kMinBuckets);
-  std::vector<std::uint32_t> nodes;
-  nodes.reserve(live_);
-  for (const Bucket& b : buckets_) {
-    for (std::uint32_t n = b.head; n != kNil; n = slots_[n].next) nodes.push_back(n);
-  }
-  width_ = estimate_width(nodes);
-  buckets_.assign(bucket_count, Bucket{});
+  width_ = estimate_width();
   mask_ = bucket_count - 1;
+  min_cache_ = kNil;
+
+  struct Item {
+    std::uint32_t bucket;
+    std::uint32_t index;
+  };
+  std::vector<Item> items;
+  items.reserve(live_);
+  std::vector<std::uint32_t> start(bucket_count + 1, 0);
   std::int64_t earliest = kMaxTimeNs;
-  for (std::uint32_t n : nodes) {
-    link(n);
-    earliest = std::min(earliest, slots_[n].time);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const std::int64_t t = nodes_[i].time;
+    if (t == kFreeTime) continue;
+    const auto b = static_cast<std::uint32_t>(bucket_of(t));
+    items.push_back(Item{b, static_cast<std::uint32_t>(i)});
+    ++start[b + 1];
+    earliest = std::min(earliest, t);
   }
-  if (nodes.empty()) earliest = 0;
+  for (std::size_t b = 0; b < bucket_count; ++b) start[b + 1] += start[b];
+  std::vector<std::uint32_t> order(items.size());
+  {
+    std::vector<std::uint32_t> cursor(start.begin(), start.end() - 1);
+    for (const Item& item : items) order[cursor[item.bucket]++] = item.index;
+  }
+
+  buckets_.assign(bucket_count, Bucket{});
+  for (std::size_t b = 0; b < bucket_count; ++b) {
+    const auto first = order.begin() + start[b];
+    const auto last = order.begin() + start[b + 1];
+    if (first == last) continue;
+    if (last - first > 1) std::sort(first, last, [this](std::uint32_t x, std::uint32_t y) { return before(x, y); });
+    std::uint32_t prev = kNil;
+    for (auto it = first; it != last; ++it) {
+      Node& n = nodes_[*it];
+      n.prev = prev;
+      if (prev != kNil) nodes_[prev].next = *it;
+      prev = *it;
+    }
+    nodes_[prev].next = kNil;
+    buckets_[b] = Bucket{*first, prev};
+  }
+
+  if (live_ == 0) earliest = 0;
   cur_ = bucket_of(earliest);
   top_ = window_end(earliest);
-  min_cache_ = kNil;
 }
 
 void EventQueue::clear() {
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i].state == SlotState::kPending) {
-      slots_[i].handler.reset();
+  // Empty the queue first, then destroy the handlers: a handler's destructor
+  // then sees a consistent (empty) queue and may cancel or schedule.
+  std::vector<Handler> doomed;
+  doomed.reserve(live_);
+  for (std::size_t i = 0; i < payloads_.size(); ++i) {
+    if ((payloads_[i].generation & 1) != 0) {
+      doomed.push_back(std::move(payloads_[i].handler));
       free_slot(static_cast<std::uint32_t>(i));
     }
   }

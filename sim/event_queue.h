@@ -8,11 +8,13 @@
 // per level of sift-down (~110 ns per hold here), while a calendar queue with
 // a tuned bucket width touches one bucket head and one slot: amortised O(1).
 //
-// The list nodes are the event slots themselves, and each slot also holds the
-// event's handler inline (InlineFunction, no heap allocation), so popping an
-// event brings in one slot that has both the links and the code to run.
-// Buckets are doubly linked, so cancel() unlinks at once: true O(1)
-// cancellation with no dead entries left to skip or compact.
+// Events live in slots of two parallel arrays: small nodes with the time,
+// key and bucket links, and payloads with the handler (InlineFunction, stored
+// inline, no heap allocation), tag and generation. The calendar only walks
+// nodes, so many more of them stay in cache. Buckets are doubly linked, so
+// cancel() unlinks at once: true O(1) cancellation with no dead entries left
+// to skip or compact. A handler is always destroyed after the queue's own
+// bookkeeping, so its destructor may cancel or schedule events.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -49,6 +51,8 @@ class EventQueue {
   static constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 62;
 
   EventQueue();
+  // Destroys the pending handlers (see clear()).
+  ~EventQueue();
   EventQueue(const EventQueue&) = delete;
   EventQueue& operator=(const EventQueue&) = delete;
 
@@ -64,7 +68,7 @@ class EventQueue {
   Duration bucket_width() const { return Duration{width_}; }
 
   // Time of the earliest event. Requires !empty().
-  SimTime top_time() { return SimTime{Duration{slots_[locate_min()].time}}; }
+  SimTime top_time() { return SimTime{Duration{nodes_[locate_min()].time}}; }
 
   struct Popped {
     SimTime time;
@@ -74,54 +78,68 @@ class EventQueue {
   // Removes and returns the earliest event. Requires !empty().
   Popped pop();
 
+  // Cancels every pending event. Handlers are destroyed after the queue is
+  // already empty, so a handler's destructor may safely cancel or schedule.
   void clear();
 
  private:
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
-  enum class SlotState : std::uint8_t { kFree, kPending };
-  struct Slot {
-    // Queue links first: they and the handler are what a pop touches.
-    std::int64_t time = 0;
+  static constexpr std::int64_t kFreeTime = -1;  // Node::time of a free slot
+  // An event lives in slot i of two parallel arrays. The Node holds what the
+  // calendar walks (24 bytes: at 1e6 pending the nodes are a quarter of the
+  // memory of whole slots, so far more of them stay in cache); the Payload
+  // holds what is touched once on push and once on pop or cancel.
+  struct Node {
+    std::int64_t time = kFreeTime;
     std::uint64_t key = 0;  // priority (8 bits) | insertion sequence (56 bits)
-    std::uint32_t next = kNil;
-    std::uint32_t prev = kNil;
-    std::uint32_t generation = 1;
-    SlotState state = SlotState::kFree;
+    std::uint32_t next = kNil;  // next in the bucket, or next free slot
+    std::uint32_t prev = kNil;  // previous in the bucket; meaningless for a bucket's head
+  };
+  struct Payload {
     Handler handler;
     const char* label = nullptr;
     std::uint32_t component = kNoComponent;
+    std::uint32_t generation = 0;  // odd while pending, even while free
+  };
+  // Head and tail side by side: one cache line serves both ends of a bucket.
+  struct Bucket {
+    std::uint32_t head = kNil;
+    std::uint32_t tail = kNil;
   };
 
   bool before(std::uint32_t a, std::uint32_t b) const {
-    const Slot& x = slots_[a];
-    const Slot& y = slots_[b];
+    const Node& x = nodes_[a];
+    const Node& y = nodes_[b];
     return x.time < y.time || (x.time == y.time && x.key < y.key);
   }
   std::size_t bucket_of(std::int64_t t) const { return static_cast<std::size_t>(t / width_) & mask_; }
   std::int64_t window_end(std::int64_t t) const { return (t / width_ + 1) * width_; }
+  static std::uint32_t index_of(EventId id) { return static_cast<std::uint32_t>(id.value & 0xFFFFFFFFu); }
 
   std::uint32_t locate_min();
   void link(std::uint32_t index);
   void unlink(std::uint32_t index);
   std::uint32_t allocate_slot();
   void free_slot(std::uint32_t index);
+  void maybe_shrink() {
+    if (live_ < buckets_.size() / 4 && buckets_.size() > kMinBuckets) rebuild(buckets_.size() / 2);
+  }
   void rebuild(std::size_t bucket_count);
-  std::int64_t estimate_width(const std::vector<std::uint32_t>& nodes) const;
+  std::int64_t estimate_width() const;
 
-  std::vector<Slot> slots_;
+  static constexpr std::size_t kMinBuckets = 16;
+
+  std::vector<Node> nodes_;
+  std::vector<Payload> payloads_;
   std::uint32_t free_head_ = kNil;
-  // Head and tail side by side: one cache line serves both ends of a bucket.
-  struct Bucket {
-    std::uint32_t head = kNil;
-    std::uint32_t tail = kNil;
-  };
   std::vector<Bucket> buckets_;
   std::size_t mask_ = 0;
   std::int64_t width_ = 1'000'000;  // ns; re-estimated from the events at every rebuild
-  // Scan position: bucket cur_ covers [top_ - width_, top_) in the current "year".
+  // Scan position: bucket cur_ covers [top_ - width_, top_) in the current
+  // "year". Invariant: no pending event is earlier than top_ - width_.
   std::size_t cur_ = 0;
   std::int64_t top_ = 0;
-  std::uint32_t min_cache_ = kNil;  // the earliest slot, when known
+  std::uint32_t min_cache_ = kNil;  // the earliest slot (the head of bucket cur_), when known
   std::size_t live_ = 0;
   std::uint64_t next_seq_ = 0;
 };

@@ -49,20 +49,36 @@ SeriesId Recorder::series(std::string_view metric, Labels labels) {
   return SeriesId{index};
 }
 
-void Recorder::record(SeriesId id, SimTime t, double value) {
-  Series& s = series_[id.index];
-  const std::int64_t ns = to_ns(t);
-  if (!s.t_ns.empty() && ns < s.t_ns.back()) {
-    throw SimulationError("series " + s.metric + ": time went backwards");
+Recorder::Series& Recorder::checked(SeriesId id, SimTime t) {
+  if (id.index >= series_.size()) {
+    throw SimulationError("series id " + std::to_string(id.index) + " was not declared with series()");
   }
-  s.t_ns.push_back(ns);
+  Series& s = series_[id.index];
+  if (!s.t_ns.empty() && to_ns(t) < s.t_ns.back()) {
+    throw SimulationError("series " + s.metric + ": time went backwards (" + format_clock(t) + " after " +
+                          format_clock(SimTime{Duration{s.t_ns.back()}}) + ")");
+  }
+  return s;
+}
+
+void Recorder::record(SeriesId id, SimTime t, double value) {
+  Series& s = checked(id, t);
+  s.t_ns.push_back(to_ns(t));
   s.value.push_back(value);
 }
 
 void Recorder::record_change(SeriesId id, SimTime t, double value) {
-  const Series& s = series_[id.index];
+  Series& s = checked(id, t);
   if (!s.value.empty() && s.value.back() == value) return;
-  record(id, t, value);
+  s.t_ns.push_back(to_ns(t));
+  s.value.push_back(value);
+}
+
+const Recorder::Series& Recorder::series_at(SeriesId id) const {
+  if (id.index >= series_.size()) {
+    throw SimulationError("series id " + std::to_string(id.index) + " was not declared with series()");
+  }
+  return series_[id.index];
 }
 
 void Recorder::event(SimTime t, std::string_view component, std::string_view kind, std::string_view detail) {

@@ -48,10 +48,11 @@ class Recorder {
   // component attaches, and keep the id: recording by id is the hot path.
   SeriesId series(std::string_view metric, Labels labels = {});
 
-  // Appends a point. Times must not go backwards within a series.
+  // Appends a point. Times must not go backwards within a series
+  // (SimulationError); an id not returned by series() is an error too.
   void record(SeriesId id, SimTime t, double value);
   // Appends a point only when the value differs from the last one: for step
-  // signals such as "zone.up" or replica counts.
+  // signals such as "zone.up" or replica counts. Same checks as record().
   void record_change(SeriesId id, SimTime t, double value);
 
   void event(SimTime t, std::string_view component, std::string_view kind, std::string_view detail);
@@ -60,7 +61,7 @@ class Recorder {
   void kpi(std::string_view name, Labels labels, double value);
 
   const std::vector<Series>& series_list() const { return series_; }
-  const Series& series_at(SeriesId id) const { return series_[id.index]; }
+  const Series& series_at(SeriesId id) const;
   const Events& events() const { return events_; }
   const std::vector<Kpi>& kpis() const { return kpis_; }
   // Looks up a KPI; nullptr if not set.
@@ -76,6 +77,7 @@ class Recorder {
 
  private:
   static Labels normalized(Labels labels);
+  Series& checked(SeriesId id, SimTime t);
 
   std::vector<Series> series_;
   std::map<std::pair<std::string, Labels>, std::uint32_t> index_;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "sim/errors.h"
+
 namespace drsim {
 
 namespace {
@@ -31,6 +33,7 @@ std::uint64_t RngStream::next_u64() {
 double RngStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 std::uint64_t RngStream::below(std::uint64_t n) {
+  if (n == 0) throw SimulationError("RngStream::below(0): the range is empty");
   // Lemire's nearly-divisionless method.
   __extension__ using U128 = unsigned __int128;
   U128 m = static_cast<U128>(next_u64()) * n;

@@ -36,7 +36,7 @@ class RngStream {
   // Uniform in (0, 1]: safe to take the logarithm of.
   double uniform_open0() { return 1.0 - uniform(); }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  // Uniform integer in [0, n), without modulo bias. n must be > 0.
+  // Uniform integer in [0, n), without modulo bias. Throws SimulationError if n == 0.
   std::uint64_t below(std::uint64_t n);
   bool bernoulli(double p) { return uniform() < p; }
   // Exponential with the given mean (> 0).

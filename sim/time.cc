@@ -6,24 +6,23 @@
 namespace drsim {
 
 std::string format_clock(SimTime t) {
-  std::int64_t ns = to_ns(t);
-  const char* sign = "";
-  if (ns < 0) {
-    sign = "-";
-    ns = -ns;
-  }
-  const std::int64_t total_ms = ns / 1'000'000;
-  const std::int64_t ms = total_ms % 1000;
-  const std::int64_t s = (total_ms / 1000) % 60;
-  const std::int64_t m = (total_ms / 60'000) % 60;
-  const std::int64_t h = total_ms / 3'600'000;
+  const std::int64_t ns = to_ns(t);
+  const char* sign = ns < 0 ? "-" : "";
+  // The magnitude is taken in unsigned arithmetic so that SimTime::min() is safe.
+  const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  const std::uint64_t total_ms = mag / 1'000'000;
+  const std::uint64_t ms = total_ms % 1000;
+  const std::uint64_t s = (total_ms / 1000) % 60;
+  const std::uint64_t m = (total_ms / 60'000) % 60;
+  const std::uint64_t h = total_ms / 3'600'000;
   char buf[64];
   if (ms != 0) {
-    std::snprintf(buf, sizeof buf, "%s%02lld:%02lld:%02lld.%03lld", sign, static_cast<long long>(h),
-                  static_cast<long long>(m), static_cast<long long>(s), static_cast<long long>(ms));
+    std::snprintf(buf, sizeof buf, "%s%02llu:%02llu:%02llu.%03llu", sign, static_cast<unsigned long long>(h),
+                  static_cast<unsigned long long>(m), static_cast<unsigned long long>(s),
+                  static_cast<unsigned long long>(ms));
   } else {
-    std::snprintf(buf, sizeof buf, "%s%02lld:%02lld:%02lld", sign, static_cast<long long>(h),
-                  static_cast<long long>(m), static_cast<long long>(s));
+    std::snprintf(buf, sizeof buf, "%s%02llu:%02llu:%02llu", sign, static_cast<unsigned long long>(h),
+                  static_cast<unsigned long long>(m), static_cast<unsigned long long>(s));
   }
   return buf;
 }
