@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "io/source_map.h"
 #include "io/suggest.h"
 #include "io/yaml_document.h"

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "io/action_parameters.h"
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "io/suggest.h"
 #include "models/timeline/action_catalog.h"
 #include "sim/units.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "io/quote.h"
+#include "sim/quote.h"
 
 namespace drsim {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "sim/time.h"
 #include "sim/units.h"
 

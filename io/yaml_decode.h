@@ -16,7 +16,7 @@
 
 #include "io/field_traits.h"
 #include "io/overrides.h"
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "io/scenario.h"
 #include "io/scenario_error.h"
 #include "io/source_map.h"

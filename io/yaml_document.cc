@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "io/scenario_loader.h"
 
 namespace drsim {

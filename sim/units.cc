@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "sim/quote.h"
+
 namespace drsim {
 
 namespace {
@@ -36,7 +38,6 @@ struct IntUnit {
   std::uint64_t factor;
 };
 
-constexpr std::array<std::string_view, 8> kDurationUnitNames{"ns", "us", "µs", "ms", "s", "m", "h", "d"};
 constexpr std::uint64_t kNsPerSecond = 1'000'000'000;
 constexpr std::array<IntUnit, 8> kDurationUnits{{
     {"ns", 1},
@@ -49,8 +50,6 @@ constexpr std::array<IntUnit, 8> kDurationUnits{{
     {"d", 86400 * kNsPerSecond},
 }};
 
-constexpr std::array<std::string_view, 9> kBandwidthUnitNames{"bps", "kbps", "Mbps", "Gbps", "Tbps",
-                                                              "B/s", "kB/s", "MB/s", "GB/s"};
 // Canonical text is in bits: "10Gbps" rather than "1.25GB/s".
 constexpr std::array<FloatUnit, 9> kBandwidthUnits{{
     {"bps", 0, 1, 1, true},
@@ -64,7 +63,6 @@ constexpr std::array<FloatUnit, 9> kBandwidthUnits{{
     {"GB/s", 9, 8, 1, false},
 }};
 
-constexpr std::array<std::string_view, 6> kRateUnitNames{"rps", "rpm", "rph", "/s", "/min", "/h"};
 constexpr std::array<FloatUnit, 6> kRateUnits{{
     {"rps", 0, 1, 1, true},
     {"rpm", 0, 1, 60, true},
@@ -74,10 +72,8 @@ constexpr std::array<FloatUnit, 6> kRateUnits{{
     {"/h", 0, 1, 3600, false},
 }};
 
-constexpr std::array<std::string_view, 1> kRatioUnitNames{"%"};
 constexpr std::array<FloatUnit, 1> kRatioUnits{{{"%", -2, 1, 1, true}}};
 
-constexpr std::array<std::string_view, 9> kByteSizeUnitNames{"B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"};
 constexpr std::array<IntUnit, 9> kByteSizeUnits{{
     {"B", 1},
     {"kB", 1'000},
@@ -89,6 +85,20 @@ constexpr std::array<IntUnit, 9> kByteSizeUnits{{
     {"GiB", 1ull << 30},
     {"TiB", 1ull << 40},
 }};
+
+// The accepted unit names, in table order: derived so that they cannot differ
+// from what the parsers accept.
+template <class Unit, std::size_t N>
+constexpr std::array<std::string_view, N> suffixes_of(const std::array<Unit, N>& units) {
+  std::array<std::string_view, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = units[i].suffix;
+  return out;
+}
+constexpr auto kDurationUnitNames = suffixes_of(kDurationUnits);
+constexpr auto kBandwidthUnitNames = suffixes_of(kBandwidthUnits);
+constexpr auto kRateUnitNames = suffixes_of(kRateUnits);
+constexpr auto kRatioUnitNames = suffixes_of(kRatioUnits);
+constexpr auto kByteSizeUnitNames = suffixes_of(kByteSizeUnits);
 
 constexpr Grammar kDurationGrammar{"a duration with a unit, e.g. \"28ms\"", "a duration without spaces, e.g. \"28ms\"",
                                    "a duration such as \"250ms\" or \"1h30m\"", kDurationUnitNames};
@@ -104,29 +114,9 @@ constexpr Grammar kByteSizeGrammar{"a size with a unit, e.g. \"64MiB\"", "a size
 
 // ---- messages --------------------------------------------------------------
 
-// The offending text as it appears in a message: quoted, with anything that
-// would garble a terminal escaped.
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 [[noreturn]] void fail(std::string_view expected, std::string_view text) {
-  throw UnitError("expected " + std::string(expected) + ", got " + quoted(text));
+  throw UnitError("expected " + std::string(expected) + ", got " + quote(text));
 }
 
 [[noreturn]] void fail_usage(const Grammar& g, std::string_view text) {

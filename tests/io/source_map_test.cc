@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/quote.h"
+#include "sim/quote.h"
 #include "io/suggest.h"
 
 namespace drsim {

@@ -1,4 +1,4 @@
-#include "io/quote.h"
+#include "sim/quote.h"
 
 namespace drsim {
 
