@@ -1,0 +1,201 @@
+#pragma once
+// Instant capacity check of a network of stations (service x zone) joined by
+// a call graph: solve the traffic equations, then treat every station as an
+// M/M/c (unbounded queue, Erlang C) or M/M/c/K (bounded, with rejections)
+// queue, as Jackson's theorem allows for an open network of exponential
+// stations. This is the math layer of `drsim check`; the N+1 loop (steady
+// load, each zone failure, each region failure) builds one CallGraph and one
+// set of stations per case and calls check_capacity().
+//
+// Modelling choices (see also the comments on the fields):
+//
+// * Rejections thin the flow downstream. A request rejected by a bounded
+//   station is not served, so it makes none of its calls. check_capacity()
+//   iterates: solve lambda with every row of P scaled by the accepted
+//   fraction (1 - B_i) of its station, recompute the blocking B from the new
+//   offered loads, until B changes by less than 1e-12. On an acyclic graph
+//   this is exact after (depth + 1) rounds; on a cycle with blocking (more
+//   blocking, less load, less blocking) plain iteration can oscillate, so
+//   each round is damped by half once a round stops contracting. A rejected
+//   call returns to the caller after the network round trip only.
+//
+// * An unbounded station whose offered load reaches its capacity has no
+//   steady state. It is marked unstable, its queue metrics and every
+//   end-to-end time that depends on it are absent, and its callees are
+//   given the full offered flow (an upper bound on what they would see: the
+//   planner errs on the side of load).
+//
+// * A worker is not held while its request waits for callees (asynchronous
+//   calls). A thread-per-request service that blocks a worker during its
+//   calls should add the expected downstream time to its mean service time.
+//
+// * End-to-end response of a request accepted at node k, T_k: its own wait
+//   and service, then its call groups one after the other. A sequential group
+//   costs sum(count * (rtt + (1 - B_j) T_j)). A parallel group costs
+//   E[max over its branches]; each branch is rtt + X_j, where X_j is the
+//   callee's end-to-end time, modelled as an exponential with mean T_j
+//   (taken with probability 1 - B_j; a rejected branch finishes at rtt).
+//   The exponential is exact for an M/M/1 leaf (FCFS sojourn time is
+//   exponential with rate mu - lambda) and an approximation otherwise;
+//   branches are taken as independent (in a fork-join network they are
+//   positively correlated, so the estimate leans high, the safe side: for two
+//   identical M/M/1 branches at rho = 0.5 it is 4% above the exact result of
+//   Flatto & Hahn, (12 - rho) / 8 / (mu - lambda)). The max of the means
+//   would be a lower bound, but too optimistic for a planner. For
+//   the expectation of the max see expected_max_of_exponentials().
+//   The sequential part of these equations is linear in T and is solved
+//   exactly (sparse LU), so cycles in the call graph (retries, revisits)
+//   cost nothing extra; parallel groups are iterated to a fixed point
+//   (exact after nesting depth + 1 rounds on an acyclic graph).
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/queueing.h"
+#include "analysis/traffic_equations.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace drsim {
+
+// --- Call graph --------------------------------------------------------------
+
+struct Call {
+  std::size_t target = 0;
+  // Expected number of calls per request served. In a sequential group it
+  // may be fractional (0.3: a call on 30% of requests, e.g. a cache miss or
+  // a revisit probability). In a parallel group it must be a whole number:
+  // `count` concurrent copies of the call.
+  double count = 1;
+  // Network round trip added to every call on this edge.
+  Duration network_rtt{};
+};
+
+enum class CallMode {
+  kSequential,  // calls one after another: times add up
+  kParallel,    // calls issued together: the group waits for the slowest
+};
+
+struct CallGroup {
+  CallMode mode = CallMode::kSequential;
+  std::vector<Call> calls;
+};
+
+struct CallGraphNode {
+  std::string name;
+  // Made by every request served at the node, group after group.
+  std::vector<CallGroup> groups;
+};
+
+class CallGraph {
+ public:
+  std::size_t add_node(std::string name);
+  // Append a group of calls made by `from` (after its earlier groups).
+  void add_sequential(std::size_t from, std::vector<Call> calls);
+  void add_parallel(std::size_t from, std::vector<Call> calls);
+
+  std::size_t size() const { return nodes_.size(); }
+  const CallGraphNode& node(std::size_t i) const { return nodes_.at(i); }
+  const std::vector<CallGraphNode>& nodes() const { return nodes_; }
+
+  // Throws std::invalid_argument on a target out of range, a negative or
+  // non-finite count, a fractional or zero count in a parallel group, or a
+  // negative round trip.
+  void validate() const;
+  // The non-zero entries of P: P(i, j) = sum of the counts of i's calls to j.
+  std::vector<ExpectedCall> expected_calls() const;
+
+ private:
+  std::vector<CallGraphNode> nodes_;
+};
+
+// --- Expected maximum of parallel branches ------------------------------------
+
+// One branch of a parallel group: it finishes at offset + X, where X is
+// exponential with mean `mean` with probability `probability`, and 0
+// otherwise (a rejected call).
+struct ParallelBranch {
+  Duration offset{};
+  Duration mean{};
+  double probability = 1.0;
+};
+
+// E[max of the branches' finishing times], branches independent. Exact up to
+// 12 branches: integrating 1 - prod F_i(t) piecewise between the sorted
+// offsets, the product expanded by inclusion-exclusion (for equal offsets and
+// probability 1 this is sum over non-empty S of (-1)^(|S|+1) / sum_{i in S}
+// 1/m_i). Beyond 12 branches (2^n terms), numerical integration of the same
+// integral (composite Simpson, relative error well below 1e-6).
+Duration expected_max_of_exponentials(std::span<const ParallelBranch> branches);
+
+// --- Capacity check ----------------------------------------------------------
+
+struct Station {
+  std::size_t servers = 1;              // pods x worker slots
+  Duration mean_service{};              // exponential service, per request
+  std::optional<std::size_t> capacity;  // K, max requests in the station (>= servers); none = unbounded
+};
+
+struct CapacityOptions {
+  // Utilisation targets for the headroom columns, as fractions (1.0 = 100%).
+  std::vector<double> utilization_targets{1.0, 0.8};
+  // Limit on the rounds of each fixed point (thinning, parallel groups).
+  int max_iterations = 10000;
+};
+
+struct Headroom {
+  double target = 1.0;
+  // How much more load, as a ratio of today's, before the offered utilisation
+  // reaches `target`: target / rho - 1. Negative when already above it;
+  // +infinity for an idle station.
+  double ratio = 0;
+};
+
+struct NodeCapacity {
+  std::string name;
+  Rate offered{};   // arrivals reaching the station (after upstream rejections)
+  Rate accepted{};  // served per second (offered minus rejected)
+  // rho = offered * mean_service / servers. May exceed 1; for a bounded
+  // station the carried utilisation is queue->utilization.
+  double offered_utilization = 0;
+  // rho < 1. A bounded station above it still has a steady state but rejects
+  // at least 1 - 1/rho of its arrivals.
+  bool stable = true;
+  std::vector<Headroom> headroom;  // one per CapacityOptions::utilization_targets
+  // From mmc_metrics (unbounded) or mmck_metrics (bounded); absent for an
+  // unstable unbounded station.
+  std::optional<QueueMetrics> queue;
+  // Mean response of a request accepted here, including its calls; absent
+  // when it depends on an unstable station.
+  std::optional<Duration> end_to_end;
+  // Expected visits to every node per request entering here (empty unless
+  // the node has external arrivals). With rejections, these are the visits
+  // after thinning.
+  std::vector<double> visits;
+};
+
+struct CapacityReport {
+  TrafficStatus status = TrafficStatus::kOk;
+  std::string error;  // from the traffic equations; nodes empty when set
+  std::vector<NodeCapacity> nodes;
+  int thinning_iterations = 0;  // traffic solves done (1 without bounded stations)
+
+  bool ok() const { return status == TrafficStatus::kOk; }
+  bool all_stable() const;
+  // Nodes whose offered utilisation is at or above `target`, in node order.
+  std::vector<std::size_t> overloaded(double target = 1.0) const;
+  // The smallest headroom ratio over all nodes at `target` (+infinity when idle).
+  double min_headroom(double target = 1.0) const;
+};
+
+// `stations` and `external` have one entry per call-graph node. Malformed
+// input throws std::invalid_argument; an unbounded call cycle that traffic
+// reaches is reported in the result (status, error). std::runtime_error when
+// a fixed point does not converge in options.max_iterations, or when a call
+// cycle with gain >= 1 among idle nodes makes their response times unbounded.
+CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> stations, std::span<const Rate> external,
+                              const CapacityOptions& options = {});
+
+}  // namespace drsim

@@ -1,0 +1,342 @@
+// Capacity check against ground truth computed here by hand: the M/M/1 and
+// M/M/1/K closed forms, Jackson's theorem for tandem and feedback networks,
+// harmonic numbers for the max of iid exponentials, and Monte Carlo for the
+// max of independent shifted exponentials.
+#include "analysis/capacity_check.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/rng.h"
+
+namespace drsim {
+namespace {
+
+using namespace std::chrono_literals;
+
+double secs(Duration d) { return to_seconds(d); }
+double secs(std::optional<Duration> d) { return d ? to_seconds(*d) : NAN; }
+
+// M/M/1/K blocking by the textbook formula (1 - rho) rho^K / (1 - rho^(K+1)).
+double mm1k_blocking(double rho, int k) { return (1 - rho) * std::pow(rho, k) / (1 - std::pow(rho, k + 1)); }
+
+TEST(CapacityCheck, SingleNodeEqualsMmc) {
+  CallGraph g;
+  g.add_node("api");
+  const std::vector<Station> st{{.servers = 3, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{25}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const auto expect = mmc_metrics(Rate{25}, 100ms, 3);
+  const NodeCapacity& n = r.nodes[0];
+  ASSERT_TRUE(n.queue && expect);
+  EXPECT_EQ(n.name, "api");
+  EXPECT_DOUBLE_EQ(n.queue->wait_probability, expect->wait_probability);
+  EXPECT_EQ(n.queue->mean_wait, expect->mean_wait);
+  EXPECT_EQ(*n.end_to_end, expect->mean_response);
+  // rho = 25 * 0.1 / 3; headroom to 100%: 3 / 2.5 - 1 = 0.2; to 80%: 2.4 / 2.5 - 1 = -0.04.
+  EXPECT_NEAR(n.offered_utilization, 2.5 / 3, 1e-12);
+  EXPECT_TRUE(n.stable);
+  ASSERT_EQ(n.headroom.size(), 2u);
+  EXPECT_EQ(n.headroom[0].target, 1.0);
+  EXPECT_NEAR(n.headroom[0].ratio, 0.2, 1e-12);
+  EXPECT_EQ(n.headroom[1].target, 0.8);
+  EXPECT_NEAR(n.headroom[1].ratio, -0.04, 1e-12);
+  EXPECT_EQ(r.overloaded(0.8), std::vector<std::size_t>{0});
+  EXPECT_TRUE(r.overloaded(1.0).empty());
+  EXPECT_NEAR(r.min_headroom(1.0), 0.2, 1e-12);
+  EXPECT_EQ(n.visits, std::vector<double>{1});
+}
+
+TEST(CapacityCheck, TandemOfMM1FollowsJacksonsTheorem) {
+  // lambda = 4; mu1 = 10, mu2 = 5: T = 1/(10-4) + 1/(5-4); plus a 5 ms round trip.
+  CallGraph g;
+  const auto a = g.add_node("a");
+  const auto b = g.add_node("b");
+  g.add_sequential(a, {{.target = b, .count = 1, .network_rtt = 5ms}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms}, {.servers = 1, .mean_service = 200ms}};
+  const std::vector<Rate> ext{Rate{4}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[b].offered.per_second, 4.0, 1e-12);
+  EXPECT_NEAR(secs(r.nodes[b].end_to_end), 1.0, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 1.0 / 6 + 0.005 + 1.0, 1e-9);
+  EXPECT_NEAR(r.nodes[a].offered_utilization, 0.4, 1e-12);
+  EXPECT_NEAR(r.nodes[b].offered_utilization, 0.8, 1e-12);
+  EXPECT_NEAR(r.min_headroom(1.0), 0.25, 1e-12);  // b: 1/0.8 - 1
+  EXPECT_NEAR(r.min_headroom(0.8), 0.0, 1e-12);
+}
+
+TEST(CapacityCheck, FanOutCountsMultiplyLoadAndTime) {
+  // a calls b twice in sequence (2 ms each way round), then c once.
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b"), c = g.add_node("c");
+  g.add_sequential(a, {{.target = b, .count = 2, .network_rtt = 2ms}, {.target = c, .count = 1}});
+  const std::vector<Station> st{
+      {.servers = 1, .mean_service = 10ms}, {.servers = 1, .mean_service = 10ms}, {.servers = 1, .mean_service = 10ms}};
+  const std::vector<Rate> ext{Rate{20}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[b].offered.per_second, 40.0, 1e-12);
+  // M/M/1: T = 1/(mu - lambda): a 1/80, b 1/60, c 1/80.
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 1.0 / 80 + 2 * (0.002 + 1.0 / 60) + 1.0 / 80, 1e-9);
+  EXPECT_EQ(r.nodes[a].visits, (std::vector<double>{1, 2, 1}));
+}
+
+TEST(CapacityCheck, FeedbackQueueSojournIsVisitsTimesResponse) {
+  // Jackson feedback M/M/1: gamma = 2, revisit p = 0.5: lambda = 4, mu = 10,
+  // each visit 1/(10 - 4), expected visits 2: T = 2/6.
+  CallGraph g;
+  const auto a = g.add_node("a");
+  g.add_sequential(a, {{.target = a, .count = 0.5}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{2}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[a].offered.per_second, 4.0, 1e-12);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 2.0 / 6, 1e-9);
+}
+
+TEST(CapacityCheck, FeedbackNearOneIsSolvedExactly) {
+  // gamma = 0.001, p = 0.999: lambda = 1, mu = 10, T = 1000 visits * 1/9 s.
+  CallGraph g;
+  const auto a = g.add_node("a");
+  g.add_sequential(a, {{.target = a, .count = 0.999}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{0.001}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[a].offered.per_second, 1.0, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 1000.0 / 9, 1e-6);
+}
+
+TEST(CapacityCheck, NestedParallelGroupsAndIdleNodes) {
+  // front -> par(mid, leaf1); mid -> par(leaf2, leaf2 again as two copies).
+  // All M/M/1; idle nodes still get their response times (service only).
+  CallGraph g;
+  const auto f = g.add_node("front"), mid = g.add_node("mid"), l1 = g.add_node("leaf1"), l2 = g.add_node("leaf2"),
+             idle = g.add_node("idle");
+  g.add_parallel(f, {{.target = mid, .network_rtt = 1ms}, {.target = l1, .network_rtt = 1ms}});
+  g.add_parallel(mid, {{.target = l2, .count = 2}});
+  const std::vector<Station> st(5, Station{.servers = 1, .mean_service = 20ms});
+  const std::vector<Rate> ext{Rate{10}, Rate{0}, Rate{0}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[l2].offered.per_second, 20.0, 1e-12);
+  const double t_l2 = 1.0 / (50 - 20), t_l1 = 1.0 / 40, own = 1.0 / 40;
+  const double t_mid = own + 1.5 * t_l2;  // max of 2 iid exponentials: 1.5 means
+  EXPECT_NEAR(secs(r.nodes[mid].end_to_end), t_mid, 1e-8);
+  // Two exponentials shifted by the same 1 ms: 1 ms + m1 + m2 - m1 m2 / (m1 + m2).
+  const double t_f = own + 0.001 + t_mid + t_l1 - t_mid * t_l1 / (t_mid + t_l1);
+  EXPECT_NEAR(secs(r.nodes[f].end_to_end), t_f, 1e-8);
+  EXPECT_EQ(*r.nodes[idle].end_to_end, 20ms);
+}
+
+TEST(CapacityCheck, OverloadedNodeIsUnstableWithNegativeHeadroom) {
+  // front (fast) calls db: 12 rps on a 10 rps single server.
+  CallGraph g;
+  const auto front = g.add_node("front"), db = g.add_node("db");
+  g.add_sequential(front, {{.target = db}});
+  const std::vector<Station> st{{.servers = 4, .mean_service = 10ms}, {.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{12}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_FALSE(r.all_stable());
+  EXPECT_FALSE(r.nodes[db].stable);
+  EXPECT_TRUE(r.nodes[front].stable);
+  EXPECT_NEAR(r.nodes[db].offered_utilization, 1.2, 1e-12);
+  EXPECT_NEAR(r.nodes[db].headroom[0].ratio, 1 / 1.2 - 1, 1e-12);
+  EXPECT_LT(r.nodes[db].headroom[0].ratio, 0);
+  EXPECT_FALSE(r.nodes[db].queue.has_value());
+  EXPECT_FALSE(r.nodes[db].end_to_end.has_value());
+  EXPECT_FALSE(r.nodes[front].end_to_end.has_value());  // waits on db
+  EXPECT_TRUE(r.nodes[front].queue.has_value());
+  EXPECT_EQ(r.overloaded(), std::vector<std::size_t>{db});
+}
+
+TEST(CapacityCheck, BoundedQueueBlocksAndThinsDownstream) {
+  // a: M/M/1/3 with rho = 0.8 at 8 rps; each accepted request calls b (M/M/1, mu 20).
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.target = b}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms, .capacity = 3},
+                                {.servers = 1, .mean_service = 50ms}};
+  const std::vector<Rate> ext{Rate{8}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const double blocking = mm1k_blocking(0.8, 3);
+  const QueueMetrics expect = mmck_metrics(Rate{8}, 100ms, 1, 3);
+  ASSERT_TRUE(r.nodes[a].queue);
+  EXPECT_NEAR(r.nodes[a].queue->blocking_probability, blocking, 1e-12);
+  EXPECT_DOUBLE_EQ(r.nodes[a].queue->blocking_probability, expect.blocking_probability);
+  EXPECT_NEAR(r.nodes[a].accepted.per_second, 8 * (1 - blocking), 1e-12);
+  const double lambda_b = 8 * (1 - blocking);
+  EXPECT_NEAR(r.nodes[b].offered.per_second, lambda_b, 1e-12);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), secs(expect.mean_response) + 1 / (20 - lambda_b), 1e-8);
+  EXPECT_GE(r.thinning_iterations, 2);
+}
+
+TEST(CapacityCheck, BlockingInTandemOfBoundedQueues) {
+  // a (M/M/1/2, rho 1.5) thins b's offered load; b (M/M/1/2) blocks some more.
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.target = b}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms, .capacity = 2},
+                                {.servers = 1, .mean_service = 100ms, .capacity = 2}};
+  const std::vector<Rate> ext{Rate{15}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const double ba = mm1k_blocking(1.5, 2);
+  const double lb = 15 * (1 - ba);
+  EXPECT_NEAR(r.nodes[b].offered.per_second, lb, 1e-10);
+  EXPECT_NEAR(r.nodes[b].queue->blocking_probability, mm1k_blocking(lb / 10, 2), 1e-10);
+  EXPECT_FALSE(r.nodes[a].stable);  // offered rho 1.5, but bounded: metrics exist
+  EXPECT_TRUE(r.nodes[a].queue.has_value());
+  EXPECT_TRUE(r.nodes[a].end_to_end.has_value());
+}
+
+TEST(CapacityCheck, BlockingOnARevisitLoopReachesItsFixedPoint) {
+  // a: M/M/1/2, mu = 10, gamma = 6; an accepted request comes back with
+  // probability 0.5. Flow balance: lambda = 6 + 0.5 (1 - B(lambda)) lambda,
+  // B from the M/M/1/K formula; solved here by bisection.
+  CallGraph g;
+  const auto a = g.add_node("a");
+  g.add_sequential(a, {{.target = a, .count = 0.5}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 100ms, .capacity = 2}};
+  const std::vector<Rate> ext{Rate{6}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  double lo = 6, hi = 12;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const double residual = 6 + 0.5 * (1 - mm1k_blocking(mid / 10, 2)) * mid - mid;
+    (residual > 0 ? lo : hi) = mid;
+  }
+  EXPECT_NEAR(r.nodes[a].offered.per_second, lo, 1e-9);
+  EXPECT_NEAR(r.nodes[a].queue->blocking_probability, mm1k_blocking(lo / 10, 2), 1e-9);
+}
+
+TEST(CapacityCheck, ParallelCallsOfMM1LeavesUseTheMaxOfExponentials) {
+  // front calls b and c in parallel; M/M/1 sojourn times are exponential.
+  CallGraph g;
+  const auto f = g.add_node("front"), b = g.add_node("b"), c = g.add_node("c");
+  g.add_parallel(f, {{.target = b}, {.target = c}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 10ms},
+                                {.servers = 1, .mean_service = 50ms},
+                                {.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{5}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const double tb = 1.0 / (20 - 5), tc = 1.0 / (10 - 5);
+  const double max_mean = tb + tc - 1 / (1 / tb + 1 / tc);
+  EXPECT_NEAR(secs(r.nodes[f].end_to_end), 1.0 / (100 - 5) + max_mean, 1e-8);
+}
+
+TEST(CapacityCheck, ForkJoinEstimateLeansHighOfTheExactResult) {
+  // Two identical M/M/1 queues fed by the same fork: the exact mean
+  // synchronisation response is (12 - rho) / 8 / (mu - lambda) (Flatto & Hahn
+  // 1984; Nelson & Tantawi 1988). Treating the branches as independent gives
+  // 1.5 / (mu - lambda): above the exact value, by under 5% at rho = 0.5.
+  CallGraph g;
+  const auto f = g.add_node("fork"), b = g.add_node("b"), c = g.add_node("c");
+  g.add_parallel(f, {{.target = b}, {.target = c}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 1us},
+                                {.servers = 1, .mean_service = 100ms},
+                                {.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{5}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const double join = secs(r.nodes[f].end_to_end) - secs(r.nodes[f].queue->mean_response);
+  const double exact = (12 - 0.5) / 8 / (10 - 5);
+  EXPECT_NEAR(join, 1.5 / (10 - 5), 1e-8);
+  EXPECT_GT(join, exact);
+  EXPECT_LT(join, 1.05 * exact);
+}
+
+TEST(ExpectedMax, IidExponentialsGiveHarmonicNumbers) {
+  // E[max of n iid Exp(mean m)] = m H_n; n = 20 takes the numerical path.
+  for (int n : {1, 2, 5, 12, 13, 20, 40}) {
+    std::vector<ParallelBranch> br(n, ParallelBranch{.offset = 0ms, .mean = 100ms});
+    double h = 0;
+    for (int k = 1; k <= n; ++k) h += 1.0 / k;
+    EXPECT_NEAR(secs(expected_max_of_exponentials(br)), 0.1 * h, 1e-8) << n;
+  }
+  EXPECT_EQ(expected_max_of_exponentials({}), Duration::zero());
+  // Deterministic branches: just the largest offset.
+  const std::vector<ParallelBranch> det{{.offset = 3ms, .mean = 0ms}, {.offset = 7ms, .mean = 0ms}};
+  EXPECT_EQ(expected_max_of_exponentials(det), 7ms);
+}
+
+double monte_carlo_max(const std::vector<ParallelBranch>& br, int samples, double* std_error) {
+  RngStream rng(20261129, "expected-max");
+  double sum = 0, sum2 = 0;
+  for (int s = 0; s < samples; ++s) {
+    double m = 0;
+    for (const auto& b : br) {
+      double x = secs(b.offset);
+      if (b.mean > Duration::zero() && rng.uniform() < b.probability) x += rng.exponential(secs(b.mean));
+      m = std::max(m, x);
+    }
+    sum += m;
+    sum2 += m * m;
+  }
+  const double mean = sum / samples;
+  *std_error = std::sqrt((sum2 / samples - mean * mean) / samples);
+  return mean;
+}
+
+TEST(ExpectedMax, ShiftedThinnedExponentialsMatchMonteCarlo) {
+  const std::vector<std::vector<ParallelBranch>> cases{
+      {{.offset = 2ms, .mean = 30ms}, {.offset = 20ms, .mean = 10ms}, {.offset = 0ms, .mean = 50ms}},
+      {{.offset = 5ms, .mean = 40ms, .probability = 0.7}, {.offset = 1ms, .mean = 40ms, .probability = 0.9}},
+  };
+  for (const auto& br : cases) {
+    double se = 0;
+    const double mc = monte_carlo_max(br, 200000, &se);
+    EXPECT_NEAR(secs(expected_max_of_exponentials(br)), mc, 4 * se) << "mc " << mc << " se " << se;
+  }
+  // 16 distinct branches: the numerical path.
+  std::vector<ParallelBranch> many;
+  for (int i = 0; i < 16; ++i) {
+    many.push_back({.offset = std::chrono::milliseconds(i % 4),
+                    .mean = std::chrono::milliseconds(5 + 3 * i),
+                    .probability = 0.5 + 0.03 * i});
+  }
+  double se = 0;
+  const double mc = monte_carlo_max(many, 60000, &se);
+  EXPECT_NEAR(secs(expected_max_of_exponentials(many)), mc, 4 * se);
+}
+
+TEST(CapacityCheck, UnboundedCycleIsReported) {
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.target = b}});
+  g.add_sequential(b, {{.target = a}});
+  const std::vector<Station> st(2, Station{.servers = 1, .mean_service = 1ms});
+  const std::vector<Rate> ext{Rate{1}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  EXPECT_EQ(r.status, TrafficStatus::kUnboundedCycle);
+  EXPECT_NE(r.error.find("{a, b}"), std::string::npos) << r.error;
+  EXPECT_TRUE(r.nodes.empty());
+}
+
+TEST(CapacityCheck, MalformedInputThrows) {
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  const std::vector<Station> st(2, Station{.servers = 1, .mean_service = 1ms});
+  const std::vector<Rate> ext{Rate{1}, Rate{0}};
+  EXPECT_THROW(check_capacity(g, std::span(st).first(1), ext), std::invalid_argument);
+  const std::vector<Station> no_servers{{.servers = 0, .mean_service = 1ms}, {.servers = 1, .mean_service = 1ms}};
+  EXPECT_THROW(check_capacity(g, no_servers, ext), std::invalid_argument);
+  const std::vector<Station> small_k{{.servers = 2, .mean_service = 1ms, .capacity = 1},
+                                     {.servers = 1, .mean_service = 1ms}};
+  EXPECT_THROW(check_capacity(g, small_k, ext), std::invalid_argument);
+  g.add_parallel(a, {{.target = b, .count = 0.5}});
+  EXPECT_THROW(check_capacity(g, st, ext), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace drsim
