@@ -1,0 +1,15 @@
+#include "models/service/job.h"
+
+namespace drsim {
+
+const char* to_string(ServeOutcome outcome) {
+  switch (outcome) {
+    case ServeOutcome::kServed: return "served";
+    case ServeOutcome::kRejected: return "rejected";
+    case ServeOutcome::kNoTarget: return "no_target";
+    case ServeOutcome::kRefused: return "refused";
+  }
+  return "unknown";
+}
+
+}  // namespace drsim

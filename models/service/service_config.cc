@@ -1,0 +1,30 @@
+#include "models/service/service_config.h"
+
+namespace drsim {
+
+std::vector<ConfigProblem> ServiceConfig::validate() const {
+  std::vector<ConfigProblem> problems;
+  if (replicas.empty()) problems.push_back({"replicas", "needs at least one zone"});
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (replicas[j].zone == replicas[i].zone) {
+        problems.push_back({"replicas[" + std::to_string(i) + "].zone", "zone \"" + replicas[i].zone +
+                                                                             "\" is listed twice"});
+      }
+    }
+  }
+  if (concurrency == 0) problems.push_back({"concurrency", "must be at least 1"});
+  if (balancing != "round-robin" && balancing != "least-outstanding") {
+    problems.push_back({"balancing", "expected round-robin or least-outstanding, got \"" + balancing + "\""});
+  }
+  if (zone_failure != "blackhole" && zone_failure != "refuse") {
+    problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});
+  }
+  for (ConfigProblem p : service_time.validate()) {
+    p.field = "serviceTime." + p.field;
+    problems.push_back(std::move(p));
+  }
+  return problems;
+}
+
+}  // namespace drsim

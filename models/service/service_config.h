@@ -1,0 +1,67 @@
+#pragma once
+// A service as deployed: how many pods in which zones, what a pod can do at
+// once (worker slots) and how much it queues, how long a request takes, how
+// the in-region load balancer picks a zone and a pod, and what a caller sees
+// when the pod's zone fails.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "models/config_problem.h"
+#include "models/service/service_time.h"
+#include "sim/fields.h"
+#include "sim/units.h"
+
+namespace drsim {
+
+struct ReplicasConfig {
+  std::string zone;
+  std::uint32_t replicas = 0;
+
+  static constexpr std::string_view kTypeName = "Replicas";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("zone", &ReplicasConfig::zone, "A zone of the topology.", kRequired),
+        field("replicas", &ReplicasConfig::replicas, "Pods of the service in that zone.", kRequired),
+    };
+  }
+};
+
+struct ServiceConfig {
+  std::string name;
+  std::vector<ReplicasConfig> replicas;
+  std::uint32_t concurrency = 1;  // worker slots per pod
+  std::optional<std::uint32_t> queue_limit;  // requests waiting per pod; none: unbounded
+  ServiceTimeConfig service_time;
+  std::string balancing = "round-robin";  // round-robin | least-outstanding
+  bool zone_affinity = false;
+  std::string zone_failure = "blackhole";  // blackhole | refuse
+
+  static constexpr std::string_view kTypeName = "Service";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &ServiceConfig::name, "Service name, unique in the scenario.", kRequired),
+        field("replicas", &ServiceConfig::replicas, "Pods per zone.", kRequired),
+        field("concurrency", &ServiceConfig::concurrency, "Requests one pod serves at once (worker slots).",
+              kPositive),
+        field("queueLimit", &ServiceConfig::queue_limit,
+              "Requests one pod holds waiting for a worker; more are rejected. Absent: unbounded; 0: no "
+              "waiting room (a pure loss system)."),
+        field("serviceTime", &ServiceConfig::service_time, "How long a worker takes per request.", kRequired),
+        field("balancing", &ServiceConfig::balancing,
+              "How a zone's pod is picked: round-robin or least-outstanding."),
+        field("zoneAffinity", &ServiceConfig::zone_affinity,
+              "Serve a caller in its own zone while that zone has an idle worker; spill over otherwise."),
+        field("zoneFailure", &ServiceConfig::zone_failure,
+              "What callers see when a pod's zone fails: blackhole (no answer, they time out) or refuse "
+              "(connections reset at once)."),
+    };
+  }
+
+  std::vector<ConfigProblem> validate() const;
+};
+
+}  // namespace drsim
