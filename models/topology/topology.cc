@@ -144,27 +144,52 @@ std::size_t Topology::partition_count(const TopologyState& state) const {
 }
 
 std::optional<Duration> Topology::rtt(ZoneIndex a, ZoneIndex b, const TopologyState& state) const {
+  const auto r = route(a, b, state);
+  if (!r) return std::nullopt;
+  return r->rtt;
+}
+
+std::optional<Topology::Route> Topology::route(ZoneIndex a, ZoneIndex b, const TopologyState& state) const {
   if (!state.zone_up[a] || !state.zone_up[b]) return std::nullopt;
-  if (a == b) return Duration::zero();
+  if (a == b) return Route{};
   const Graph& graph = *graph_;
   using FG = boost::filtered_graph<Graph::G, UpEdges, UpVertices>;
+  using Edge = boost::graph_traits<FG>::edge_descriptor;
   FG up(graph.g, UpEdges{&graph, &state}, UpVertices{&graph, &state});
   // Edge weights are round-trip contributions: half the region's inter-zone
   // RTT to the hub, and the link's effective RTT between hubs.
-  auto weight = boost::make_function_property_map<boost::graph_traits<FG>::edge_descriptor>(
-      [&](const boost::graph_traits<FG>::edge_descriptor& e) -> std::int64_t {
-        const auto& props = graph.g[e];
-        return props.kind == Graph::EdgeKind::kLink ? state.link_rtt[props.index].count() : props.weight_ns;
-      });
+  auto weight = boost::make_function_property_map<Edge>([&](const Edge& e) -> std::int64_t {
+    const auto& props = graph.g[e];
+    return props.kind == Graph::EdgeKind::kLink ? state.link_rtt[props.index].count() : props.weight_ns;
+  });
   constexpr std::int64_t kUnreached = std::numeric_limits<std::int64_t>::max();
-  std::vector<std::int64_t> distance(boost::num_vertices(graph.g), kUnreached);
+  const std::size_t n = boost::num_vertices(graph.g);
+  std::vector<std::int64_t> distance(n, kUnreached);
+  std::vector<std::size_t> predecessor(n);
+  const auto index = boost::get(boost::vertex_index, graph.g);
   boost::dijkstra_shortest_paths(
       up, a,
       boost::weight_map(weight)
-          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, graph.g)))
+          .distance_map(boost::make_iterator_property_map(distance.begin(), index))
+          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), index))
           .distance_inf(kUnreached));
   if (distance[b] == kUnreached) return std::nullopt;
-  return Duration{distance[b]};
+  Route out;
+  out.rtt = Duration{distance[b]};
+  // Walk back from b; a hub-to-hub step is a link (the cheapest up one if
+  // two links join the same pair of regions, as Dijkstra relaxed it).
+  for (std::size_t v = b; v != a; v = predecessor[v]) {
+    const std::size_t u = predecessor[v];
+    if (u < graph.zones || v < graph.zones) continue;  // a zone-to-hub step
+    std::optional<LinkIndex> best;
+    for (auto [e, end] = boost::out_edges(u, up); e != end; ++e) {
+      const auto& props = graph.g[*e];
+      if (props.kind != Graph::EdgeKind::kLink || boost::target(*e, up) != v) continue;
+      if (!best || state.link_rtt[props.index] < state.link_rtt[*best]) best = props.index;
+    }
+    out.links.insert(out.links.begin(), *best);
+  }
+  return out;
 }
 
 }  // namespace drsim

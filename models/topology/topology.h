@@ -62,6 +62,13 @@ class Topology {
   // when b is unreachable from a (or either is down).
   std::optional<Duration> rtt(ZoneIndex a, ZoneIndex b, const TopologyState& state) const;
 
+  // The shortest route and the links it crosses, in order from a to b.
+  struct Route {
+    Duration rtt{};
+    std::vector<LinkIndex> links;
+  };
+  std::optional<Route> route(ZoneIndex a, ZoneIndex b, const TopologyState& state) const;
+
   struct Graph;  // Boost.Graph, defined in topology.cc; opaque everywhere else
 
  private:
