@@ -22,13 +22,17 @@ std::string plural(std::size_t n, std::string_view one) {
   return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
 }
 
-// "key value" for each leaf field of a struct, as in the file: the guards.
+// "key value" for each leaf field of a struct, and each optional one that is
+// set, as in the file: the guards, a service time.
 template <Described T>
 std::string fields_line(const T& value) {
   std::string out;
   for_each_field<T>([&](const auto& f) {
-    if constexpr (Leaf<FieldValue<decltype(f)>>) {
+    using V = FieldValue<decltype(f)>;
+    if constexpr (Leaf<V>) {
       out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + text_of(value.*f.member);
+    } else if constexpr (IsOptional<V>::value && Leaf<typename V::value_type>) {
+      if (value.*f.member) out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + text_of(*(value.*f.member));
     }
   });
   return out;
@@ -61,7 +65,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 std::string describe(const Scenario& scenario) {
   const ScenarioSpec& spec = scenario.spec;
-  const TopologyConfig& topology = spec.topology.config;
+  const DeploymentConfig& topology = spec.topology.config;
   std::string out = "Scenario " + scenario.metadata.name + "\n";
   if (!scenario.metadata.description.empty()) out += "  " + scenario.metadata.description + "\n";
   if (!scenario.source_file.empty()) out += "  from " + scenario.source_file + "\n";
@@ -82,6 +86,24 @@ std::string describe(const Scenario& scenario) {
   for (const LinkConfig& l : topology.links) {
     out += "  link " + l.name + ": " + join(l.between, " <-> ") + ", rtt " + text_of(l.rtt) + ", jitter " +
            text_of(l.jitter) + ", bandwidth " + text_of(l.bandwidth) + ", loss " + text_of(l.loss) + "\n";
+  }
+
+  for (const ServiceConfig& sv : topology.services) {
+    std::size_t pods = 0;
+    for (const ReplicasConfig& r : sv.replicas) pods += r.replicas;
+    out += "  service " + sv.name + ": " + plural(pods, "pod") + " in " + plural(sv.replicas.size(), "zone") +
+           ", concurrency " + std::to_string(sv.concurrency) + ", queueLimit " +
+           (sv.queue_limit ? std::to_string(*sv.queue_limit) : std::string("unbounded")) + ", serviceTime " +
+           fields_line(sv.service_time) + "\n";
+  }
+  if (!spec.load.empty()) {
+    out += "\nLoad (" + plural(spec.load.size(), "population") + ", windows of " + format_duration(spec.metrics_window) +
+           "):\n";
+    for (const ClientPopulationConfig& p : spec.load) {
+      out += "  " + p.name + " -> " + p.service + (p.zone.empty() ? "" : " from " + p.zone) + ": " +
+             fields_line(p.load) + ", " + p.arrivals + " arrivals, timeout " +
+             (p.timeout ? format_duration(*p.timeout) : std::string("none")) + "\n";
+    }
   }
 
   out += "\nTimeline (" + plural(scenario.resolved_timeline.size(), "action") + ", by start time):\n";

@@ -11,8 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include "models/service/service_config.h"
 #include "models/timeline/action_config.h"
 #include "models/topology/topology_config.h"
+#include "models/traffic/client_population.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 
@@ -33,13 +35,32 @@ struct Metadata {
   }
 };
 
+// What is deployed where: the regions, zones and links of the topology
+// (models/topology/topology_config.h) and the services whose pods run in its
+// zones. A Topology document's spec, and what spec.topology holds. (The
+// services sit here rather than in TopologyConfig itself so that the network
+// model keeps a config of its own; a Topology built from this one slices them
+// off.)
+struct DeploymentConfig : TopologyConfig {
+  std::vector<ServiceConfig> services;
+
+  static constexpr std::string_view kTypeName = "Topology";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("regions", &DeploymentConfig::regions, "Regions with their zones; at least one.", kRequired),
+        field("links", &DeploymentConfig::links, "Links between regions."),
+        field("services", &DeploymentConfig::services, "Services and where their pods run."),
+    };
+  }
+};
+
 // `spec.topology`: either the path of a `kind: Topology` file (relative to
 // the scenario file) or the topology written inline. The decoder handles this
 // type specially; after loading, `config` is filled either way.
 struct TopologyRef {
   std::string path;         // empty when inline
   std::string source_file;  // the file the topology was read from
-  TopologyConfig config;
+  DeploymentConfig config;
 };
 
 // Guards stop a run that would never end; partial results are still written.
@@ -65,6 +86,8 @@ struct ScenarioSpec {
   Duration duration{};
   std::uint64_t seed = 1;
   GuardsConfig guards;
+  std::vector<ClientPopulationConfig> load;
+  Duration metrics_window = std::chrono::seconds(1);
   std::vector<ActionConfig> timeline;
 
   static constexpr std::string_view kTypeName = "ScenarioSpec";
@@ -76,6 +99,9 @@ struct ScenarioSpec {
               kRequired | kPositive),
         field("seed", &ScenarioSpec::seed, "Run seed; every component's random stream derives from it."),
         field("guards", &ScenarioSpec::guards, "Limits that stop a runaway run."),
+        field("load", &ScenarioSpec::load, "Client populations: who sends requests to which service, how fast."),
+        field("metricsWindow", &ScenarioSpec::metrics_window,
+              "Width of the windows of per-window series (counts, latency quantiles, gauges).", kPositive),
         field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
     };
   }
@@ -123,7 +149,7 @@ struct TopologyDocument {
   std::string api_version;
   std::string kind;
   Metadata metadata;
-  TopologyConfig spec;
+  DeploymentConfig spec;
 
   static constexpr std::string_view kTypeName = "TopologyDocument";
   static constexpr auto fields() {
@@ -131,7 +157,7 @@ struct TopologyDocument {
         field("apiVersion", &TopologyDocument::api_version, "Always drsim/v1alpha1.", kRequired),
         field("kind", &TopologyDocument::kind, "Topology.", kRequired),
         field("metadata", &TopologyDocument::metadata, "Name and description.", kRequired),
-        field("spec", &TopologyDocument::spec, "Regions, zones and links.", kRequired),
+        field("spec", &TopologyDocument::spec, "Regions, zones, links and services.", kRequired),
     };
   }
 };

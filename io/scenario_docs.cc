@@ -48,7 +48,7 @@ std::string markdown_type(unsigned flags) {
   } else if constexpr (IsVector<T>::value) {
     return "list of " + markdown_type<typename T::value_type>(flags);
   } else if constexpr (std::is_same_v<T, TopologyRef>) {
-    return "file path or " + link_to(TopologyConfig::kTypeName);
+    return "file path or " + link_to(DeploymentConfig::kTypeName);
   } else if constexpr (Described<T>) {
     return link_to(T::kTypeName);
   } else {
@@ -110,7 +110,7 @@ class MarkdownSections {
   void add_nested() {
     using E = typename ElementOf<V>::type;
     if constexpr (std::is_same_v<E, TopologyRef>) {
-      add<TopologyConfig>();
+      add<DeploymentConfig>();
     } else if constexpr (Described<E>) {
       add<E>();
     }
@@ -129,12 +129,21 @@ std::string quantity_row() {
          " | " + join(units) + " | " + code(C::kExample) + " |\n";
 }
 
+// "`target.service`, `target.zone`": every target field the action needs.
+std::string target_cell(TargetSet target) {
+  std::vector<std::string> keys;
+  for (TargetField f : target_fields()) {
+    if (target.contains(f)) keys.push_back(code(std::string("target.") + std::string(to_string(f))));
+  }
+  return join(keys);
+}
+
 std::string action_catalog_markdown() {
   std::string s = "| Action | Target | Parameters | Takes `duration` | Description |\n|---|---|---|---|---|\n";
   for (const ActionSpecInfo& info : action_catalog()) {
     std::vector<std::string> params;
     for (std::string_view p : parameters_of(info)) params.push_back(code(p));
-    s += "| " + code(info.name) + " | " + code(std::string("target.") + std::string(to_string(info.target))) + " | " +
+    s += "| " + code(info.name) + " | " + target_cell(info.target) + " | " +
          (params.empty() ? std::string("none") : join(params)) + " | " + (info.reversible ? "yes" : "no") + " | " +
          table_cell(info.doc) + " |\n";
   }
@@ -180,7 +189,7 @@ class SchemaDefs {
       path.set("description", "Path of a kind: Topology file, relative to this file.");
       Json s = Json::object();
       s.set("oneOf", Json::array()).push(std::move(path));
-      s.at("oneOf").push(schema_of<TopologyConfig>(flags));
+      s.at("oneOf").push(schema_of<DeploymentConfig>(flags));
       return s;
     } else if constexpr (Described<T>) {
       define<T>();
@@ -299,10 +308,10 @@ std::string scenario_format_markdown() {
   s += sections.text();
 
   s += "\n## Action catalog\n\n";
-  s += "Each timeline action names one of these in `action`, sets the one `target` field it needs, and starts "
+  s += "Each timeline action names one of these in `action`, sets the `target` fields it needs (and no others), and starts "
        "either `at` a time or after the actions in `startAfter` finish (plus `delay`). An action finishes at its "
        "end when it has a `duration`, otherwise when it starts. An action whose parameters are all optional needs "
-       "at least one of them.\n\n";
+       "at least one of them; `pods:kill` takes exactly one of `count` and `percent`.\n\n";
   s += action_catalog_markdown();
   return s;
 }

@@ -69,18 +69,21 @@ std::string join(const std::vector<std::string_view>& items) {
 void check_action(const ActionConfig& a, const ActionSpecInfo& info, const std::string& p,
                   const std::map<std::string_view, const NameTable*>& targets, const SourceMap& where,
                   std::vector<Diagnostic>& out) {
-  const std::string_view kind = to_string(info.target);
+  const std::string wanted = to_string(info.target);
 
-  // The target has exactly the field named after the catalog's TargetKind.
+  // The target has exactly the fields the catalog's TargetSet names.
   for_each_field<ActionTarget>([&](const auto& f) {
     const std::string& name = a.target.*f.member;
-    const std::string path = p + ".target." + std::string(f.key);
-    if (f.key != kind) {
-      if (!name.empty()) {
-        out.push_back(where.at(path, a.action + " targets a " + std::string(kind) + ", not a " + std::string(f.key)));
-      }
+    const std::string key(f.key);
+    const std::string path = p + ".target." + key;
+    bool needed = false;
+    for (TargetField t : target_fields()) {
+      if (to_string(t) == f.key) needed = info.target.contains(t);
+    }
+    if (!needed) {
+      if (!name.empty()) out.push_back(where.at(path, a.action + " targets a " + wanted + ", not a " + key));
     } else if (name.empty()) {
-      out.push_back(where.at(p + ".target", a.action + " needs target." + std::string(kind)));
+      out.push_back(where.at(p + ".target", a.action + " needs target." + key));
     } else {
       targets.at(f.key)->check_reference(name, path, out);
     }
@@ -105,6 +108,15 @@ void check_action(const ActionConfig& a, const ActionSpecInfo& info, const std::
   }
   if (info.needs_a_parameter && given.empty()) {
     out.push_back(where.at(p, a.action + " needs at least one of " + join(allowed)));
+  }
+  if (info.exactly_one_parameter && given.size() != 1) {
+    if (given.empty()) {
+      out.push_back(where.at(p, a.action + " needs one of " + join(allowed)));
+    } else {
+      out.push_back(where.at(p + "." + std::string(given[1]),
+                             a.action + " takes exactly one of " + join(allowed) + ", got " +
+                                 (given.size() == 2 ? std::string("both") : join(given))));
+    }
   }
 
   if (a.duration && !info.reversible) {
@@ -186,6 +198,43 @@ std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const Sou
   return out;
 }
 
+std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  auto report = [&](const std::string& path, const std::vector<ConfigProblem>& problems) {
+    for (const ConfigProblem& problem : problems) out.push_back(where.at(path + "." + problem.field, problem.message));
+  };
+  std::vector<Diagnostic> ignored;  // check_topology reports the zones' own problems
+  NameTable zones("zone", where);
+  for (const RegionConfig& r : spec.topology.config.regions) {
+    for (const ZoneConfig& z : r.zones) zones.add(z.name, "", ignored);
+  }
+
+  NameTable services("service", where);
+  const std::string root = std::string(kTopology) + ".services";
+  for (std::size_t i = 0; i < spec.topology.config.services.size(); ++i) {
+    const ServiceConfig& service = spec.topology.config.services[i];
+    const std::string p = indexed(root, i);
+    services.add(service.name, p + ".name", out);
+    report(p, service.validate());
+    for (std::size_t j = 0; j < service.replicas.size(); ++j)
+      zones.check_reference(service.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
+  }
+
+  NameTable populations("population", where);
+  for (std::size_t i = 0; i < spec.load.size(); ++i) {
+    const ClientPopulationConfig& population = spec.load[i];
+    const std::string p = indexed("spec.load", i);
+    populations.add(population.name, p + ".name", out);
+    services.check_reference(population.service, p + ".service", out);
+    if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
+    report(p + ".load", population.load.validate());
+    if (population.arrivals != "poisson" && population.arrivals != "deterministic") {
+      out.push_back(where.at(p + ".arrivals", "expected poisson or deterministic, got " + quote(population.arrivals)));
+    }
+  }
+  return out;
+}
+
 std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where) {
   std::vector<Diagnostic> out;
   // Reference tables, rebuilt quietly: check_topology reports their problems.
@@ -196,9 +245,12 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
     for (const ZoneConfig& z : r.zones) zones.add(z.name, "", ignored);
   }
   for (const LinkConfig& l : spec.topology.config.links) links.add(l.name, "", ignored);
-  const std::map<std::string_view, const NameTable*> targets{{to_string(TargetKind::kZone), &zones},
-                                                             {to_string(TargetKind::kRegion), &regions},
-                                                             {to_string(TargetKind::kLink), &links}};
+  NameTable services("service", where);
+  for (const ServiceConfig& s : spec.topology.config.services) services.add(s.name, "", ignored);
+  const std::map<std::string_view, const NameTable*> targets{{to_string(TargetField::kZone), &zones},
+                                                             {to_string(TargetField::kRegion), &regions},
+                                                             {to_string(TargetField::kLink), &links},
+                                                             {to_string(TargetField::kService), &services}};
 
   const std::vector<ActionConfig>& timeline = spec.timeline;
   NameTable actions("action", where);
@@ -218,6 +270,19 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
     const std::string p = indexed("spec.timeline", i);
     if (const ActionSpecInfo* info = find_action(a.action)) {
       check_action(a, *info, p, targets, where, out);
+      if (info->target.contains(TargetField::kService) && info->target.contains(TargetField::kZone) &&
+          zones.contains(a.target.zone)) {
+        // The service's zones are fixed by its replicas list: an action acts on one of them.
+        for (const ServiceConfig& s : spec.topology.config.services) {
+          if (s.name != a.target.service) continue;
+          const bool deployed = std::any_of(s.replicas.begin(), s.replicas.end(),
+                                            [&](const ReplicasConfig& r) { return r.zone == a.target.zone; });
+          if (!deployed) {
+            out.push_back(where.at(p + ".target.zone", "service " + quote(s.name) + " has no replicas in zone " +
+                                                           quote(a.target.zone)));
+          }
+        }
+      }
     } else {
       out.push_back(where.at(p + ".action", unknown_name_message("action", a.action, known, "known actions")));
     }

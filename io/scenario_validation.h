@@ -15,6 +15,12 @@ namespace drsim {
 // joins two different known regions. Paths are under spec.topology.
 std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const SourceMap& where);
 
+// Service and population names unique; each service's configuration valid
+// (its validate()) and its replica zones known; each population's service and
+// zone known and its load valid. Services are under spec.topology.services,
+// populations under spec.load.
+std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const SourceMap& where);
+
 // Action names unique and known; targets and parameters as the action
 // catalog says; exactly one of at / startAfter; no startAfter cycle.
 std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where);

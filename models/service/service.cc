@@ -1,6 +1,7 @@
 #include "models/service/service.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/errors.h"
 #include "sim/simulation.h"
@@ -35,16 +36,23 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
         throw SimulationError("service \"" + config_.name + "\": unknown zone \"" + r.zone + "\"");
       }
     }
-    for (std::uint32_t i = 0; i < r.replicas; ++i) {
-      zone.pods.push_back(pods_.size());
-      Pod pod;
-      pod.zone = zones_.size();
-      pod.running.assign(config_.concurrency, EventId{});
-      pods_.push_back(std::move(pod));
-    }
     zones_.push_back(std::move(zone));
+    for (std::uint32_t i = 0; i < r.replicas; ++i) add_pod(zones_.size() - 1);
   }
-  in_service_.assign(pods_.size(), std::vector<Job>(config_.concurrency));
+}
+
+std::size_t Service::add_pod(std::size_t z) {
+  const std::size_t p = pods_.size();
+  Pod pod;
+  pod.zone = z;
+  pod.running.assign(config_.concurrency, EventId{});
+  // A pod added while its zone is down waits for the zone like the others.
+  const std::optional<ZoneIndex> where = zones_[z].topology_zone;
+  pod.up = domains_ == nullptr || !where || domains_->zone_up(*where);
+  pods_.push_back(std::move(pod));
+  in_service_.emplace_back(config_.concurrency);
+  zones_[z].pods.push_back(p);
+  return p;
 }
 
 void Service::attach() {
@@ -58,17 +66,109 @@ void Service::attach() {
     z.response = metrics_->latency("service.response", labels);
     z.utilization = metrics_->gauge("zone.utilization", labels);
     z.queue_length = metrics_->gauge("service.queue_length", labels);
+    z.pod_count = metrics_->gauge("service.pods", labels);
   }
   if (domains_ != nullptr) domains_->on_change([this] { on_topology_change(); });
 }
 
 void Service::start() {
   if (domains_ != nullptr) on_topology_change();
+  for (std::size_t z = 0; z < zones_.size(); ++z) update_gauges(z);
 }
 
 std::uint32_t Service::up_pods(const Zone& zone) const {
   return static_cast<std::uint32_t>(
-      std::count_if(zone.pods.begin(), zone.pods.end(), [&](std::size_t p) { return pods_[p].up; }));
+      std::count_if(zone.pods.begin(), zone.pods.end(), [&](std::size_t p) { return pods_[p].routable(); }));
+}
+
+std::uint32_t Service::live_workers(const Zone& zone) const {
+  const auto live = std::count_if(zone.pods.begin(), zone.pods.end(),
+                                  [&](std::size_t p) { return pods_[p].up && pods_[p].present; });
+  return static_cast<std::uint32_t>(live) * config_.concurrency;
+}
+
+std::uint32_t Service::pods(std::size_t zone) const {
+  const Zone& z = zones_[zone];
+  return static_cast<std::uint32_t>(std::count_if(z.pods.begin(), z.pods.end(), [&](std::size_t p) {
+    return pods_[p].present && !pods_[p].terminating;
+  }));
+}
+
+std::optional<std::size_t> Service::find_zone(std::string_view name) const {
+  for (std::size_t z = 0; z < zones_.size(); ++z) {
+    if (zones_[z].name == name) return z;
+  }
+  return std::nullopt;
+}
+
+void Service::set_slowdown(double factor) {
+  if (!(factor > 0)) throw SimulationError("slowdown factor must be positive");
+  slowdown_ = factor;
+}
+
+void Service::set_replicas(std::size_t z, std::uint32_t n) {
+  if (z >= zones_.size()) throw SimulationError("service \"" + config_.name + "\": no zone " + std::to_string(z));
+  std::uint32_t current = pods(z);
+  // Pod start-up (image pull, readiness probe) is the Kubernetes model's
+  // business, a later issue: here a new pod is ready at once.
+  for (; current < n; ++current) add_pod(z);
+  if (current > n) {
+    std::uint32_t excess = current - n;
+    const std::vector<std::size_t> members = zones_[z].pods;
+    // Idle pods go first, newest first; then busy ones stop taking work and
+    // leave once they have finished what they hold.
+    for (int pass = 0; pass < 2 && excess > 0; ++pass) {
+      for (auto it = members.rbegin(); it != members.rend() && excess > 0; ++it) {
+        Pod& pod = pods_[*it];
+        if (!pod.present || pod.terminating) continue;
+        const bool idle = pod.outstanding() == 0;
+        if (pass == 0 && !idle) continue;
+        if (idle) {
+          pod.present = false;
+        } else {
+          pod.terminating = true;
+        }
+        --excess;
+      }
+    }
+  }
+  update_gauges(z);
+}
+
+std::uint32_t Service::kill_pods(std::size_t z, std::uint32_t n) {
+  if (z >= zones_.size()) throw SimulationError("service \"" + config_.name + "\": no zone " + std::to_string(z));
+  std::vector<std::pair<JobOwner*, std::uint64_t>> refused;
+  std::uint32_t killed = 0;
+  for (std::size_t p : zones_[z].pods) {
+    if (killed == n) break;
+    Pod& pod = pods_[p];
+    if (!pod.present || pod.terminating) continue;
+    drop_work(p, true, refused);
+    pod.present = false;
+    ++killed;
+  }
+  update_gauges(z);
+  // Owners hear after the state is consistent: they may submit again at once.
+  for (const auto& [owner, token] : refused) owner->on_served(token, ServeOutcome::kRefused);
+  return killed;
+}
+
+void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwner*, std::uint64_t>>& refused) {
+  Pod& pod = pods_[p];
+  Zone& zone = zones_[pod.zone];
+  for (std::size_t slot = 0; slot < pod.running.size(); ++slot) {
+    if (!pod.running[slot].valid()) continue;
+    cancel(pod.running[slot]);
+    pod.running[slot] = EventId{};
+    if (refuse) refused.emplace_back(in_service_[p][slot].owner, in_service_[p][slot].token);
+  }
+  zone.busy -= pod.busy;
+  pod.busy = 0;
+  if (refuse) {
+    for (const Job& job : pod.queue) refused.emplace_back(job.owner, job.token);
+  }
+  zone.queued -= pod.queue.size();
+  pod.queue.clear();
 }
 
 std::uint32_t Service::busy_workers(std::size_t zone) const { return zones_[zone].busy; }
@@ -86,8 +186,10 @@ std::optional<std::size_t> Service::pick_zone(std::optional<ZoneIndex> caller_zo
     for (std::size_t z = 0; z < zones_.size(); ++z) {
       Zone& zone = zones_[z];
       if (zone.topology_zone != caller_zone || zone.cut_ratio <= 0) continue;
-      const std::uint32_t workers = up_pods(zone) * config_.concurrency;
-      if (zone.busy < workers) return z;  // an idle worker at home: stay local
+      const bool idle_worker = std::any_of(zone.pods.begin(), zone.pods.end(), [&](std::size_t p) {
+        return pods_[p].routable() && pods_[p].busy < config_.concurrency;
+      });
+      if (idle_worker) return z;  // an idle worker at home: stay local
     }
   }
   double total = 0;
@@ -110,7 +212,7 @@ std::optional<std::size_t> Service::pick_pod(Zone& zone) {
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t p = zone.pods[(zone.next_pod + k) % n];
     const Pod& pod = pods_[p];
-    if (!pod.up) continue;
+    if (!pod.routable()) continue;
     if (!least_outstanding_) {
       zone.next_pod = (zone.next_pod + k + 1) % n;
       return p;
@@ -173,6 +275,8 @@ void Service::complete(std::size_t p, std::size_t slot) {
     pod.queue.pop_front();
     --zone.queued;
     begin_service(p, next);
+  } else if (pod.terminating && pod.busy == 0) {
+    pod.present = false;  // scaled down: it has finished its work and goes
   }
   update_gauges(pod.zone);
   job.owner->on_served(job.token, ServeOutcome::kServed);
@@ -181,9 +285,10 @@ void Service::complete(std::size_t p, std::size_t slot) {
 void Service::update_gauges(std::size_t z) {
   Zone& zone = zones_[z];
   const SimTime t = now();
-  const std::uint32_t workers = up_pods(zone) * config_.concurrency;
+  const std::uint32_t workers = live_workers(zone);
   metrics_->set(zone.utilization, t, workers == 0 ? 0.0 : static_cast<double>(zone.busy) / workers);
   metrics_->set(zone.queue_length, t, static_cast<double>(zone.queued));
+  metrics_->set(zone.pod_count, t, static_cast<double>(up_pods(zone)));
   // Overload: requests are waiting for a worker.
   const bool overloaded = zone.queued > 0;
   if (overloaded && zone.overload_since == kSimTimeMax) zone.overload_since = t;
@@ -201,22 +306,12 @@ void Service::on_topology_change() {
     const bool up = !zone.topology_zone || domains_->zone_up(*zone.topology_zone);
     if (up == pod.up) continue;
     pod.up = up;
-    if (up) continue;
+    if (up || !pod.present) continue;
     // The pod's zone failed: its queue and the jobs in service are gone. A
-    // black hole tells nobody; a refusal resets every connection at once.
-    for (std::size_t slot = 0; slot < pod.running.size(); ++slot) {
-      if (!pod.running[slot].valid()) continue;
-      cancel(pod.running[slot]);
-      pod.running[slot] = EventId{};
-      if (refuse_on_failure_) refused.emplace_back(in_service_[p][slot].owner, in_service_[p][slot].token);
-    }
-    zones_[pod.zone].busy -= pod.busy;
-    pod.busy = 0;
-    for (const Job& job : pod.queue) {
-      if (refuse_on_failure_) refused.emplace_back(job.owner, job.token);
-    }
-    zones_[pod.zone].queued -= pod.queue.size();
-    pod.queue.clear();
+    // black hole tells nobody; a refusal resets every connection at once. A
+    // terminating pod has nothing left to finish: it is gone.
+    drop_work(p, refuse_on_failure_, refused);
+    if (pod.terminating) pod.present = false;
   }
   for (std::size_t z = 0; z < zones_.size(); ++z) update_gauges(z);
   // Owners hear after the state is consistent: they may submit again at once.
@@ -240,6 +335,49 @@ void Service::stop() {
     recorder().kpi("zone.overload_s", labels, to_seconds(zone.overload));
     recorder().kpi("service.rejected", labels, metrics_->total(zone.rejected));
   }
+}
+
+void register_service_actions(Timeline& timeline, std::vector<Service*> services) {
+  // The loader has checked that targets exist; a miss here is a bug.
+  auto service = [services](const ActionConfig& a) -> Service& {
+    for (Service* s : services) {
+      if (s->config().name == a.target.service) return *s;
+    }
+    throw SimulationError("unknown service \"" + a.target.service + "\" in step \"" + a.name + "\"");
+  };
+  auto zone = [](Service& s, const ActionConfig& a) {
+    if (auto z = s.find_zone(a.target.zone)) return *z;
+    throw SimulationError("service \"" + s.config().name + "\" has no pods in zone \"" + a.target.zone +
+                          "\" (step \"" + a.name + "\")");
+  };
+  auto required = [](const auto& value, const ActionConfig& a, const char* key) {
+    if (!value) throw SimulationError("step \"" + a.name + "\": " + a.action + " needs " + key);
+    return *value;
+  };
+  timeline.on("traffic:cut", [=](const ActionConfig& a, ActionPhase phase) {
+    Service& s = service(a);
+    s.set_cut_ratio(zone(s, a), phase == ActionPhase::kApply ? required(a.ratio, a, "ratio").value : 1.0);
+  });
+  timeline.on("service:scale", [=](const ActionConfig& a, ActionPhase) {
+    Service& s = service(a);
+    s.set_replicas(zone(s, a), required(a.replicas, a, "replicas"));
+  });
+  timeline.on("pods:kill", [=](const ActionConfig& a, ActionPhase) {
+    Service& s = service(a);
+    const std::size_t z = zone(s, a);
+    std::uint32_t n = 0;
+    if (a.count) {
+      n = *a.count;
+    } else {
+      const double share = required(a.percent, a, "count or percent").value;
+      n = static_cast<std::uint32_t>(std::floor(share * s.pods(z)));
+      if (share > 0 && n == 0) n = 1;
+    }
+    s.kill_pods(z, n);
+  });
+  timeline.on("service:slow", [=](const ActionConfig& a, ActionPhase phase) {
+    service(a).set_slowdown(phase == ActionPhase::kApply ? required(a.factor, a, "factor") : 1.0);
+  });
 }
 
 }  // namespace drsim

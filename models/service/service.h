@@ -9,19 +9,22 @@
 // Recorded per window, labelled service and zone: service.arrivals,
 // service.waited (arrivals that found every worker busy), service.rejected,
 // service.completed, service.response_{p50,p90,p99,mean}_s (queue + service),
-// zone.utilization (busy workers / workers of up pods) and
-// service.queue_length. KPIs per zone at stop: utilization mean and peak,
+// zone.utilization (busy workers / workers of up pods),
+// service.queue_length and service.pods (pods taking new work). KPIs per zone at stop: utilization mean and peak,
 // overload seconds (time with requests queued), rejected.
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service_config.h"
 #include "models/service/service_time.h"
+#include "models/timeline/timeline.h"
 #include "models/topology/failure_domains.h"
 #include "sim/component.h"
 
@@ -44,8 +47,25 @@ class Service : public Component {
 
   // Operator action traffic:cut: the zone's share is route weight x ratio.
   void set_cut_ratio(std::size_t zone, double ratio);
-  // Gray failure service:slow: service times are multiplied by factor.
-  void set_slowdown(double factor) { slowdown_ = factor; }
+  // Gray failure service:slow: service times are multiplied by factor (> 0),
+  // for requests that start service from now on.
+  void set_slowdown(double factor);
+  // Operator action service:scale: the zone gets n pods taking work. New pods
+  // are ready at once (pod start-up delays belong to the Kubernetes model, a
+  // later issue). Removed pods are the idle ones first; a busy one stops taking
+  // new work (terminating), finishes what it holds in service and in queue,
+  // and then goes.
+  void set_replicas(std::size_t zone, std::uint32_t n);
+  // Fault pods:kill: the zone's first n pods taking work (fewer if it has
+  // fewer) die; their requests are refused at once (a killed process resets
+  // its connections). Killed pods are not recreated: recreation belongs to the
+  // Kubernetes model (a later issue). Returns how many were killed.
+  std::uint32_t kill_pods(std::size_t zone, std::uint32_t n);
+
+  // The service's zone of that name, if it has pods there by configuration.
+  std::optional<std::size_t> find_zone(std::string_view name) const;
+  // Pods that take new work (present, not terminating), whether or not their zone is up.
+  std::uint32_t pods(std::size_t zone) const;
 
   std::uint32_t busy_workers(std::size_t zone) const;
   std::size_t queued(std::size_t zone) const;
@@ -58,7 +78,10 @@ class Service : public Component {
  private:
   struct Pod {
     std::size_t zone = 0;
-    bool up = true;
+    bool up = true;            // its zone is up
+    bool present = true;       // false once removed by scaling down or killed
+    bool terminating = false;  // scaled down while busy: no new work
+    bool routable() const { return up && present && !terminating; }
     std::uint32_t busy = 0;
     std::deque<Job> queue;
     std::vector<EventId> running;  // completion events of the jobs in service
@@ -78,12 +101,20 @@ class Service : public Component {
     Duration overload{};
     CounterId arrivals, waited, rejected, completed;
     LatencyId response;
-    GaugeId utilization, queue_length;
+    GaugeId utilization, queue_length, pod_count;
   };
 
   std::optional<std::size_t> pick_zone(std::optional<ZoneIndex> caller_zone);
   std::optional<std::size_t> pick_pod(Zone& zone);
+  // Pods that take new work: weights of the zone pick and zone affinity.
   std::uint32_t up_pods(const Zone& zone) const;
+  // Workers of running pods (up and present, terminating included): the
+  // denominator of utilisation.
+  std::uint32_t live_workers(const Zone& zone) const;
+  std::size_t add_pod(std::size_t zone);
+  // Ends the pod's jobs in service and in queue; adds them to refused when
+  // they are to be refused rather than black-holed.
+  void drop_work(std::size_t pod, bool refuse, std::vector<std::pair<JobOwner*, std::uint64_t>>& refused);
   void begin_service(std::size_t pod, Job job);
   void complete(std::size_t pod, std::size_t slot);
   void on_topology_change();
@@ -102,5 +133,9 @@ class Service : public Component {
   bool refuse_on_failure_ = false;
   bool least_outstanding_ = false;
 };
+
+// Registers the handlers of the service actions (traffic:cut, service:scale,
+// pods:kill, service:slow) for these services, found by target.service.
+void register_service_actions(Timeline& timeline, std::vector<Service*> services);
 
 }  // namespace drsim

@@ -5,21 +5,39 @@
 namespace drsim {
 
 namespace {
+using enum TargetField;
 constexpr std::array kCatalog{
-    ActionSpecInfo{"zone:fail", TargetKind::kZone, {}, {}, false, true,
+    ActionSpecInfo{"zone:fail", kZone, {}, {}, false, true,
                    "The zone goes down: everything in it stops. With a duration, it recovers after it."},
-    ActionSpecInfo{"zone:recover", TargetKind::kZone, {}, {}, false, false, "The zone comes back up."},
-    ActionSpecInfo{"region:fail", TargetKind::kRegion, {}, {}, false, true,
+    ActionSpecInfo{"zone:recover", kZone, {}, {}, false, false, "The zone comes back up."},
+    ActionSpecInfo{"region:fail", kRegion, {}, {}, false, true,
                    "Every zone of the region goes down. With a duration, they recover after it."},
-    ActionSpecInfo{"region:recover", TargetKind::kRegion, {}, {}, false, false, "Every zone of the region comes back up."},
-    ActionSpecInfo{"link:cut", TargetKind::kLink, {}, {}, false, true,
+    ActionSpecInfo{"region:recover", kRegion, {}, {}, false, false, "Every zone of the region comes back up."},
+    ActionSpecInfo{"link:cut", kLink, {}, {}, false, true,
                    "The link carries nothing. With a duration, it is restored after it."},
-    ActionSpecInfo{"link:restore", TargetKind::kLink, {}, {}, false, false,
+    ActionSpecInfo{"link:restore", kLink, {}, {}, false, false,
                    "The link is back to its configured state (undoes link:cut and link:degrade)."},
-    ActionSpecInfo{"link:degrade", TargetKind::kLink, {"latency", "loss", "bandwidth"}, {}, true, true,
+    ActionSpecInfo{"link:degrade", kLink, {"latency", "loss", "bandwidth"}, {}, true, true,
                    "The link gets slower, lossy or narrower (at least one parameter). With a duration, it is "
                    "restored after it."},
+    ActionSpecInfo{"traffic:cut", kService | kZone, {"ratio"}, {"ratio"}, false, true,
+                   "The zone's share of the service's traffic becomes its route weight x ratio (e.g. 1% for a "
+                   "service-discovery cut, 50% then 0% for a load-balancer drain). With a duration, it is back "
+                   "to 100% after it."},
+    ActionSpecInfo{"service:scale", kService | kZone, {"replicas"}, {"replicas"}, false, false,
+                   "The zone's pod count becomes `replicas`: new pods are ready at once; removed pods finish "
+                   "their in-service and queued work first, taking no new work."},
+    ActionSpecInfo{"pods:kill", kService | kZone, {"count", "percent"}, {}, false, false,
+                   "Kills `count` pods, or `percent` of them (rounded down, at least one), in the zone: their "
+                   "requests are refused at once. Killed pods are not recreated.",
+                   true},
+    ActionSpecInfo{"service:slow", kService, {"factor"}, {"factor"}, false, true,
+                   "A gray failure: the service's service times are multiplied by `factor`. With a duration, "
+                   "they are back to normal after it."},
 };
+
+constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone, TargetField::kRegion,
+                                   TargetField::kLink};
 }  // namespace
 
 std::span<const ActionSpecInfo> action_catalog() { return kCatalog; }
@@ -31,13 +49,24 @@ const ActionSpecInfo* find_action(std::string_view name) {
   return nullptr;
 }
 
-std::string_view to_string(TargetKind kind) {
-  switch (kind) {
-    case TargetKind::kZone: return "zone";
-    case TargetKind::kRegion: return "region";
-    case TargetKind::kLink: return "link";
+std::string_view to_string(TargetField field) {
+  switch (field) {
+    case TargetField::kZone: return "zone";
+    case TargetField::kRegion: return "region";
+    case TargetField::kLink: return "link";
+    case TargetField::kService: return "service";
   }
   return "?";
+}
+
+std::span<const TargetField> target_fields() { return kTargetFields; }
+
+std::string to_string(TargetSet set, std::string_view conjunction) {
+  std::string out;
+  for (TargetField f : kTargetFields) {
+    if (set.contains(f)) out += (out.empty() ? "" : std::string(conjunction)) + std::string(to_string(f));
+  }
+  return out;
 }
 
 }  // namespace drsim

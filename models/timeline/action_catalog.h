@@ -4,25 +4,48 @@
 // validates the timeline against this table and the docs list it, so adding
 // an action is one row here plus its handler in the model that performs it.
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace drsim {
 
-enum class TargetKind { kZone, kRegion, kLink };
+// One field of an action's `target` (ActionTarget). An action requires a set
+// of them: zone:fail {zone}, traffic:cut {service, zone}, service:slow {service}.
+enum class TargetField : unsigned { kZone = 1u << 0, kRegion = 1u << 1, kLink = 1u << 2, kService = 1u << 3 };
+
+// A set of target fields; every one in the set must be given, no other may be.
+class TargetSet {
+ public:
+  constexpr TargetSet(TargetField f) : bits_(static_cast<unsigned>(f)) {}  // NOLINT: one field is a set
+  constexpr TargetSet operator|(TargetField f) const { return TargetSet(bits_ | static_cast<unsigned>(f)); }
+  constexpr bool contains(TargetField f) const { return (bits_ & static_cast<unsigned>(f)) != 0; }
+  friend constexpr bool operator==(TargetSet, TargetSet) = default;
+
+ private:
+  constexpr explicit TargetSet(unsigned bits) : bits_(bits) {}
+  unsigned bits_;
+};
+constexpr TargetSet operator|(TargetField a, TargetField b) { return TargetSet(a) | b; }
 
 struct ActionSpecInfo {
   std::string_view name;       // "zone:fail"
-  TargetKind target;
+  TargetSet target;
   std::string_view params[3];  // allowed parameter keys; empty entries unused
   std::string_view required_params[3];
   bool needs_a_parameter;      // at least one of params must be given
   bool reversible;             // may carry a duration
   std::string_view doc;
+  bool exactly_one_parameter = false;  // of params, exactly one must be given (pods:kill: count or percent)
 };
 
 std::span<const ActionSpecInfo> action_catalog();
 // nullptr when unknown.
 const ActionSpecInfo* find_action(std::string_view name);
-std::string_view to_string(TargetKind kind);
+// The ActionTarget key of a field: "zone", "service", ...
+std::string_view to_string(TargetField field);
+// Every target field, in the order they are listed: service, zone, region, link.
+std::span<const TargetField> target_fields();
+// The keys of a set, in target_fields() order, joined: "service and zone".
+std::string to_string(TargetSet set, std::string_view conjunction = " and ");
 
 }  // namespace drsim

@@ -2,6 +2,7 @@
 // One step of a scenario's timeline: a fault or an operator action, in the
 // spirit of AWS FIS experiment templates ("zone:fail", "link:degrade", ...),
 // started either at an absolute time or after other actions finish.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@ struct ActionTarget {
   std::string zone;
   std::string region;
   std::string link;
+  std::string service;
 
   static constexpr std::string_view kTypeName = "ActionTarget";
   static constexpr auto fields() {
@@ -25,6 +27,7 @@ struct ActionTarget {
         field("zone", &ActionTarget::zone, "A zone of the topology."),
         field("region", &ActionTarget::region, "A region of the topology."),
         field("link", &ActionTarget::link, "A link of the topology."),
+        field("service", &ActionTarget::service, "A service of the topology."),
     };
   }
 };
@@ -41,6 +44,11 @@ struct ActionConfig {
   std::optional<Duration> latency;
   std::optional<Ratio> loss;
   std::optional<Bandwidth> bandwidth;
+  std::optional<Ratio> ratio;
+  std::optional<std::uint32_t> replicas;
+  std::optional<std::uint32_t> count;
+  std::optional<Ratio> percent;
+  std::optional<double> factor;
 
   static constexpr std::string_view kTypeName = "Action";
   static constexpr auto fields() {
@@ -61,6 +69,16 @@ struct ActionConfig {
         field("loss", &ActionConfig::loss, "link:degrade: packet loss ratio while degraded.",
               kNonNegative | kAtMostOne),
         field("bandwidth", &ActionConfig::bandwidth, "link:degrade: link capacity while degraded.", kPositive),
+        field("ratio", &ActionConfig::ratio,
+              "traffic:cut: the zone keeps this share of its route weight (1% for a service-discovery cut, "
+              "0% to drain it).",
+              kNonNegative | kAtMostOne),
+        field("replicas", &ActionConfig::replicas, "service:scale: the zone's new pod count."),
+        field("count", &ActionConfig::count, "pods:kill: how many of the zone's pods to kill.", kPositive),
+        field("percent", &ActionConfig::percent,
+              "pods:kill: the share of the zone's pods to kill (rounded down, at least one).",
+              kPositive | kAtMostOne),
+        field("factor", &ActionConfig::factor, "service:slow: service times are multiplied by this.", kPositive),
     };
   }
 };

@@ -1,5 +1,8 @@
 #include "models/timeline/timeline.h"
 
+#include <sstream>
+#include <string>
+
 #include "sim/errors.h"
 #include "sim/simulation.h"
 #include "sim/units.h"
@@ -13,12 +16,22 @@ std::string describe_action(const ActionConfig& a) {
     if (!out.empty()) out += ' ';
     out.append(key).append("=").append(value);
   };
+  add("service", a.target.service);
   add("zone", a.target.zone);
   add("region", a.target.region);
   add("link", a.target.link);
   if (a.latency) add("latency", format_duration(*a.latency));
   if (a.loss) add("loss", format_ratio(*a.loss));
   if (a.bandwidth) add("bandwidth", format_bandwidth(*a.bandwidth));
+  if (a.ratio) add("ratio", format_ratio(*a.ratio));
+  if (a.replicas) add("replicas", std::to_string(*a.replicas));
+  if (a.count) add("count", std::to_string(*a.count));
+  if (a.percent) add("percent", format_ratio(*a.percent));
+  if (a.factor) {
+    std::ostringstream factor;
+    factor << *a.factor;
+    add("factor", factor.str());
+  }
   return out;
 }
 

@@ -46,8 +46,11 @@ TEST(Commands, RunWritesEveryResultFileAndASummary) {
 TEST(Commands, AGuardStopsTheRunAndPartialResultsAreWritten) {
   testing::TempDir dir("guard");
   CapturedConsole io;
+  // The outage moved to the start, so that it runs before the guard stops the
+  // run among the first client arrivals.
   const int code = dispatch(parse_arguments({"run", "scenarios/default.yaml", "--set", "spec.guards.maxEvents=3",
-                                             "--out", dir.path().string(), "--quiet"}),
+                                             "--set", "spec.timeline[north-a-outage].at=0s", "--out",
+                                             dir.path().string(), "--quiet"}),
                             io.console());
   EXPECT_EQ(code, kExitStoppedByGuard);
   EXPECT_NE(CapturedConsole::text(io.err).find("guard maxEvents (3) stopped the run"), std::string::npos);
@@ -87,7 +90,7 @@ TEST(Commands, SameSeedGivesByteIdenticalOutputs) {
 TEST(Commands, ValidateAndDescribe) {
   CapturedConsole io;
   EXPECT_EQ(dispatch(parse_arguments({"validate", "scenarios/default.yaml"}), io.console()), kExitOk);
-  EXPECT_NE(CapturedConsole::text(io.out).find("valid (3 regions, 4 timeline steps)"), std::string::npos);
+  EXPECT_NE(CapturedConsole::text(io.out).find("valid (3 regions, 5 timeline steps)"), std::string::npos);
   CapturedConsole io2;
   EXPECT_EQ(dispatch(parse_arguments({"describe", "scenarios/default.yaml"}), io2.console()), kExitOk);
   EXPECT_NE(CapturedConsole::text(io2.out).find("north-region-loss"), std::string::npos);

@@ -21,7 +21,7 @@ const BadCase kBadCases[] = {
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
-     "\"duration\"? (valid keys: topology, duration, seed, guards, timeline)\n"
+     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, timeline)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
@@ -91,7 +91,7 @@ const BadCase kBadCases[] = {
     {"unknown_action",
      "tests/data/scenarios/bad/unknown_action.yaml:21:15: spec.timeline[0].action: unknown action "
      "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
-     "link:restore, link:degrade)"},
+     "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow)"},
     {"wrong_target",
      "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
      "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "
@@ -107,6 +107,32 @@ const BadCase kBadCases[] = {
      "got neither"},
     {"not_a_mapping",
      "tests/data/scenarios/bad/not_a_mapping.yaml:19:11: spec.guards: expected a mapping (Guards), got a list"},
+    {"unknown_service",
+     "tests/data/scenarios/bad/unknown_service.yaml:24:25: spec.timeline[0].target.service: unknown service "
+     "\"payment\", did you mean \"payments\"? (services: payments)"},
+    {"duplicate_service",
+     "tests/data/scenarios/bad/duplicate_service.yaml:18:15: spec.topology.services[1].name: duplicate service "
+     "name \"payments\" (first defined at line 12)"},
+    {"population_unknown_service",
+     "tests/data/scenarios/bad/population_unknown_service.yaml:21:16: spec.load[0].service: unknown service "
+     "\"paymnets\", did you mean \"payments\"? (services: payments)"},
+    {"population_unknown_zone",
+     "tests/data/scenarios/bad/population_unknown_zone.yaml:22:13: spec.load[0].zone: unknown zone \"eu-west-2a\", "
+     "did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"replicas_unknown_zone",
+     "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
+     "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"cut_without_ratio",
+     "tests/data/scenarios/bad/cut_without_ratio.yaml:20:7: spec.timeline[0]: traffic:cut needs \"ratio\""},
+    {"kill_count_and_percent",
+     "tests/data/scenarios/bad/kill_count_and_percent.yaml:24:16: spec.timeline[0].percent: pods:kill takes "
+     "exactly one of count, percent, got both"},
+    {"kill_where_no_pods",
+     "tests/data/scenarios/bad/kill_where_no_pods.yaml:23:41: spec.timeline[0].target.zone: service \"payments\" "
+     "has no replicas in zone \"eu-west-1b\""},
+    {"service_bad_balancing",
+     "tests/data/scenarios/bad/service_bad_balancing.yaml:14:20: spec.topology.services[0].balancing: expected "
+     "round-robin or least-outstanding, got \"random\""},
 };
 
 class BadScenario : public ::testing::TestWithParam<BadCase> {};

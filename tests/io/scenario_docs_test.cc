@@ -57,7 +57,7 @@ TEST(ScenarioDocs, EveryKeyIsInTheMarkdown) {
   expect_documented<Scenario>(md);
   expect_documented<Metadata>(md);
   expect_documented<ScenarioSpec>(md);
-  expect_documented<TopologyConfig>(md);
+  expect_documented<DeploymentConfig>(md);
   expect_documented<RegionConfig>(md);
   expect_documented<ZoneConfig>(md);
   expect_documented<LinkConfig>(md);

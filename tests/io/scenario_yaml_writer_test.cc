@@ -39,12 +39,15 @@ spec:
           - name: eu-west-1b
         interZoneRtt: 1.2ms
     links: []
+    services: []
   duration: 30m
   seed: 42
   guards:
     maxEvents: 5000000
     maxWallTime: 2m
     maxEventsPerInstant: 10000000
+  load: []
+  metricsWindow: 1s
   timeline:
     - name: fail-a
       action: zone:fail
@@ -56,6 +59,7 @@ spec:
         zone: eu-west-1a
         region: ""
         link: ""
+        service: ""
 )");
 }
 

@@ -113,16 +113,19 @@ TEST(DecodeKeys, UnknownKeysEverywhere) {
   EXPECT_EQ(load_error(scenario_with("  timeline: [{name: a, action: zone:fail, at: 0s, target: {zone: eu-west-1a}, "
                                      "startafter: [b]}]\n")),
             "<text>:15:79: spec.timeline[0].startafter: unknown key \"startafter\", did you mean \"startAfter\"? "
-            "(valid keys: name, action, at, startAfter, delay, duration, target, latency, loss, bandwidth)");
+            "(valid keys: name, action, at, startAfter, delay, duration, target, latency, loss, bandwidth, ratio, "
+            "replicas, count, percent, factor)");
   EXPECT_EQ(load_error(scenario_with("  colour: blue\n")),
-            "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, "
-            "timeline)");
+            "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, load, "
+            "metricsWindow, timeline)");
 }
 
 TEST(DecodeKeys, RepeatedUnknownKeysAreEachUnknown) {
   EXPECT_EQ(load_error(scenario_with("  x: 1\n  x: 2\n")),
-            "<text>:15:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, timeline)\n"
-            "<text>:16:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, timeline)");
+            "<text>:15:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
+            "metricsWindow, timeline)\n"
+            "<text>:16:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
+            "metricsWindow, timeline)");
 }
 
 TEST(DecodeCollects, ManyProblemsInOnePass) {

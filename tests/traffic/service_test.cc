@@ -158,5 +158,50 @@ TEST(Service, ZoneAffinityServesLocallyWhileIdleWorkersRemain) {
   EXPECT_EQ(total(sim.recorder(), "service.arrivals", {{"service", "api"}, {"zone", "a"}}), 0);
 }
 
+TEST(Service, KilledPodsRefuseWhatTheyHeldAndTakeNoMoreWork) {
+  Simulation sim;
+  // One pod, 4 workers, 100 ms per request, 20 rps evenly: 2 in service at a time.
+  auto& svc = sim.add<Service>(service({{"a", 1}, {"b", 1}}), nullptr);
+  auto& users = sim.add<ClientPopulation>(clients(20), svc, std::nullopt);
+  sim.schedule_at(SimTime{10s} + 1ms, [&] {
+    ASSERT_GT(svc.busy_workers(0), 0u);
+    EXPECT_EQ(svc.kill_pods(0, 5), 1u);  // only one pod to kill
+    EXPECT_EQ(svc.busy_workers(0), 0u);
+    EXPECT_EQ(svc.pods(0), 0u);
+  });
+  sim.run_until(SimTime{20s});
+  sim.finish();
+  EXPECT_GT(users.failed(ClientPopulation::Cause::kRefused), 0u);
+  EXPECT_EQ(users.failed(ClientPopulation::Cause::kTimeout), 0u);
+  // After the kill, zone a gets nothing: every later arrival goes to b.
+  const double a = total(sim.recorder(), "service.arrivals", {{"service", "api"}, {"zone", "a"}});
+  EXPECT_NEAR(a, 100, 1);
+}
+
+TEST(Service, ScalingDownLetsBusyPodsFinishAndScalingUpAddsReadyPods) {
+  Simulation sim;
+  auto& svc = sim.add<Service>(service({{"a", 2}}, 1s), nullptr);
+  auto& users = sim.add<ClientPopulation>(clients(6, 3s), svc, std::nullopt);
+  sim.schedule_at(SimTime{10s} + 1ms, [&] {
+    ASSERT_GT(svc.busy_workers(0), 0u);
+    svc.set_replicas(0, 0);
+    EXPECT_EQ(svc.pods(0), 0u);
+    EXPECT_GT(svc.busy_workers(0), 0u);  // the busy pods finish their work
+  });
+  sim.schedule_at(SimTime{15s}, [&] {
+    EXPECT_EQ(svc.busy_workers(0), 0u);
+    svc.set_replicas(0, 3);
+    EXPECT_EQ(svc.pods(0), 3u);
+  });
+  sim.run_until(SimTime{30s});
+  sim.finish();
+  // Nothing in service was lost to the scale-down; the requests while no pod
+  // took work found no target.
+  EXPECT_EQ(users.failed(ClientPopulation::Cause::kTimeout), 0u);
+  EXPECT_EQ(users.failed(ClientPopulation::Cause::kRefused), 0u);
+  EXPECT_GT(users.failed(ClientPopulation::Cause::kNoTarget), 0u);
+  EXPECT_LE(sim.recorder().find_kpi("zone.utilization_peak", {{"service", "api"}, {"zone", "a"}})->value, 1.0);
+}
+
 }  // namespace
 }  // namespace drsim

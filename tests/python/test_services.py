@@ -1,0 +1,26 @@
+"""Services and client load: the default scenario's requests in the Result."""
+
+from __future__ import annotations
+
+import pathlib
+
+import drsim
+
+
+def test_default_scenario_records_client_requests(default_scenario_path: pathlib.Path) -> None:
+    result = drsim.load(default_scenario_path).run()
+    ok = result.timeseries(metric="client.succeeded")
+    assert len(ok) > 0
+    assert (ok["population"] == "checkout").all()
+    assert ok["value"].sum() > 0
+    # The north-a outage moves that zone's traffic elsewhere: while the zone is
+    # down (whole windows inside the outage), it takes no arrivals.
+    timeline = result.scenario.timeline().set_index("name")
+    start_s = float(timeline.loc["north-a-outage", "start_s"])
+    end_s = float(timeline.loc["north-a-outage", "end_s"])
+    arrivals = result.timeseries(metric="service.arrivals")
+    north_a = arrivals[(arrivals["zone"] == "north-a")]
+    inside = north_a[(north_a["t_s"] >= start_s + 60) & (north_a["t_s"] < end_s - 60)]
+    assert len(inside) > 0 and inside["value"].sum() == 0
+    before = north_a[north_a["t_s"] < start_s]
+    assert before["value"].sum() > 0
