@@ -25,10 +25,15 @@ class JobOwner {
   ~JobOwner() = default;
 };
 
+inline constexpr std::uint32_t kNoCallerZone = 0xFFFFFFFFu;
+
 struct Job {
   JobOwner* owner = nullptr;
   std::uint64_t token = 0;
   SimTime arrived{};  // at the service
+  // The caller's topology zone: the answer travels back there. kNoCallerZone
+  // for callers outside the topology (no network delay).
+  std::uint32_t caller_zone = kNoCallerZone;
 };
 
 }  // namespace drsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
 
@@ -223,12 +224,48 @@ std::optional<std::size_t> Service::pick_pod(Zone& zone) {
   return best;
 }
 
+std::optional<Duration> Service::network_delay(std::uint32_t caller_zone, std::size_t z, bool towards_service) {
+  const auto& target = zones_[z].topology_zone;
+  if (domains_ == nullptr || caller_zone == kNoCallerZone || !target) return Duration::zero();
+  const ZoneIndex caller = caller_zone;
+  return towards_service ? domains_->network().sample_one_way(caller, *target, rng())
+                         : domains_->network().sample_one_way(*target, caller, rng());
+}
+
+// The balancer decides at send time, as a client-side balancer does; the
+// request then crosses the network to the chosen zone.
 std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> caller_zone) {
   const auto z = pick_zone(caller_zone);
   if (!z) return ServeOutcome::kNoTarget;
-  Zone& zone = zones_[*z];
+  job.caller_zone = caller_zone ? static_cast<std::uint32_t>(*caller_zone) : kNoCallerZone;
+  const auto delay = network_delay(job.caller_zone, *z, true);
+  if (!delay) return std::nullopt;  // unreachable: the request is lost; the caller's timeout ends it
+  if (*delay == Duration::zero()) return deliver(*z, job);
+  const std::size_t zone = *z;
+  schedule_after(*delay, "service.request_arrives", [this, zone, job] {
+    if (const auto failure = deliver(zone, job)) respond(job, zone, *failure);
+  });
+  return std::nullopt;
+}
+
+void Service::respond(const Job& job, std::size_t from_zone, ServeOutcome outcome) {
+  const auto delay = network_delay(job.caller_zone, from_zone, false);
+  if (!delay) return;  // the answer cannot get back: the caller times out
+  if (*delay == Duration::zero()) {
+    job.owner->on_served(job.token, outcome);
+    return;
+  }
+  schedule_after(*delay, "service.response_arrives", [job, outcome] { job.owner->on_served(job.token, outcome); });
+}
+
+std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
+  Zone& zone = zones_[z];
   const auto p = pick_pod(zone);
-  if (!p) return ServeOutcome::kNoTarget;
+  if (!p) {
+    // Every pod of the zone went down while the request was on its way.
+    if (refuse_on_failure_) return ServeOutcome::kRefused;
+    return std::nullopt;  // black hole: accepted by nobody, answered never
+  }
   Pod& pod = pods_[*p];
   const SimTime t = now();
   metrics_->add(zone.arrivals, t);
@@ -244,7 +281,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     pod.queue.push_back(job);
     ++zone.queued;
   }
-  update_gauges(*z);
+  update_gauges(z);
   return std::nullopt;
 }
 
@@ -279,7 +316,7 @@ void Service::complete(std::size_t p, std::size_t slot) {
     pod.present = false;  // scaled down: it has finished its work and goes
   }
   update_gauges(pod.zone);
-  job.owner->on_served(job.token, ServeOutcome::kServed);
+  respond(job, pod.zone, ServeOutcome::kServed);
 }
 
 void Service::update_gauges(std::size_t z) {

@@ -105,6 +105,13 @@ class Service : public Component {
   };
 
   std::optional<std::size_t> pick_zone(std::optional<ZoneIndex> caller_zone);
+  // The job reaches zone z: a pod takes it, queues it or rejects it.
+  std::optional<ServeOutcome> deliver(std::size_t z, Job job);
+  // The answer travels back to the caller's zone, if it can.
+  void respond(const Job& job, std::size_t from_zone, ServeOutcome outcome);
+  // One-way delay between the caller and a zone of this service; nullopt
+  // when unreachable, zero when either end is outside the topology.
+  std::optional<Duration> network_delay(std::uint32_t caller_zone, std::size_t z, bool towards_service);
   std::optional<std::size_t> pick_pod(Zone& zone);
   // Pods that take new work: weights of the zone pick and zone affinity.
   std::uint32_t up_pods(const Zone& zone) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
 
@@ -16,6 +17,18 @@ FailureDomains::FailureDomains(std::string name, Topology topology)
   zone_downtime_.assign(topology_.zone_count(), Duration::zero());
   region_downtime_.assign(topology_.region_count(), Duration::zero());
   link_downtime_.assign(topology_.link_count(), Duration::zero());
+}
+
+FailureDomains::~FailureDomains() = default;
+
+const NetworkModel& FailureDomains::network() const {
+  if (!network_) {
+    network_ = std::make_unique<NetworkModel>(*this);
+  } else if (network_stale_) {
+    network_->refresh();
+  }
+  network_stale_ = false;
+  return *network_;
 }
 
 Ratio FailureDomains::link_loss(LinkIndex l) const {
@@ -70,6 +83,7 @@ void FailureDomains::account_downtime() {
 // Recomputes the derived state from the causes, records it, and notifies.
 void FailureDomains::changed() {
   account_downtime();
+  network_stale_ = true;
   for (ZoneIndex z = 0; z < topology_.zone_count(); ++z) {
     state_.zone_up[z] = !zone_failed_[z] && !region_failed_[topology_.region_of(z)];
   }

@@ -4,6 +4,7 @@
 // link: timeline actions, records the state as series, and tells listeners
 // (the models that route and serve requests) whenever it changes.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 
 namespace drsim {
 
+class NetworkModel;
+
 struct LinkDegradation {
   Duration added_rtt{};
   std::optional<Ratio> loss;
@@ -25,6 +28,10 @@ struct LinkDegradation {
 class FailureDomains : public Component {
  public:
   FailureDomains(std::string name, Topology topology);
+  ~FailureDomains() override;
+
+  // Delays between zones over what is up now; rebuilt lazily after a change.
+  const NetworkModel& network() const;
 
   const Topology& topology() const { return topology_; }
   const TopologyState& state() const { return state_; }
@@ -64,6 +71,8 @@ class FailureDomains : public Component {
   std::vector<bool> link_cut_;
   std::vector<std::optional<LinkDegradation>> link_degraded_;
   std::vector<std::function<void()>> listeners_;
+  mutable std::unique_ptr<NetworkModel> network_;
+  mutable bool network_stale_ = true;
 
   std::vector<SeriesId> zone_up_series_;
   std::vector<SeriesId> region_zones_up_series_;
