@@ -45,12 +45,11 @@ struct DeploymentConfig : TopologyConfig {
   std::vector<ServiceConfig> services;
 
   static constexpr std::string_view kTypeName = "Topology";
+  // The topology's own fields, then the services: declared once each.
   static constexpr auto fields() {
-    return std::tuple{
-        field("regions", &DeploymentConfig::regions, "Regions with their zones; at least one.", kRequired),
-        field("links", &DeploymentConfig::links, "Links between regions."),
-        field("services", &DeploymentConfig::services, "Services and where their pods run."),
-    };
+    return std::tuple_cat(
+        TopologyConfig::fields(),
+        std::tuple{field("services", &DeploymentConfig::services, "Services and where their pods run.")});
   }
 };
 
