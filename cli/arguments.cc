@@ -13,12 +13,16 @@ commands:
   run FILE        run a scenario, print a summary, write results
   validate FILE   check a scenario and exit (0 valid, 2 invalid)
   describe FILE   print the resolved scenario: topology, timeline with absolute times
+  check FILE      N+1 capacity report without simulating: every service's zones in
+                  the steady state and after each single zone or region failure
   docs            print the scenario format reference (--format markdown|schema)
   --version       print the version
 
 options for run, validate, describe:
   --set PATH=VALUE   override a scenario value, e.g. --set spec.seed=7
                      or --set spec.timeline[fail-a].at=5m (repeatable)
+options for check:
+  --target PERCENT   utilisation above which a zone counts as overloaded (default 80%)
 options for run:
   --seed N           run seed (default: spec.seed)
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
@@ -56,7 +60,7 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
     args.command = "help";
     return args;
   }
-  if (first != "run" && first != "validate" && first != "describe" && first != "docs") {
+  if (first != "run" && first != "validate" && first != "describe" && first != "check" && first != "docs") {
     throw UsageError("unknown command \"" + first + "\"");
   }
   args.command = first;
@@ -89,6 +93,14 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
       args.out_dir = value_of(word, "--out");
     } else if (run && (word == "--quiet" || word == "-q")) {
       args.quiet = true;
+    } else if (args.command == "check" && is(word, "--target")) {
+      const std::string text = value_of(word, "--target");
+      try {
+        args.utilization_target = parse_ratio(text).value;
+      } catch (const UnitError& e) {
+        throw UsageError(std::string("--target: ") + e.what());
+      }
+      if (args.utilization_target <= 0) throw UsageError("--target: expected a positive percentage, got \"" + text + "\"");
     } else if (args.command == "docs" && is(word, "--format")) {
       args.docs_format = value_of(word, "--format");
       if (args.docs_format != "markdown" && args.docs_format != "schema") {

@@ -17,7 +17,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Arguments {
-  std::string command;  // run, validate, describe, docs, version, help
+  std::string command;  // run, validate, describe, check, docs, version, help
   std::string file;
   std::vector<std::string> overrides;  // --set path=value, in order
   std::optional<std::uint64_t> seed;
@@ -25,6 +25,7 @@ struct Arguments {
   std::string out_dir;        // empty: results/<scenario name>
   bool quiet = false;
   std::string docs_format = "markdown";  // docs: markdown | schema
+  double utilization_target = 0.8;       // check: --target
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

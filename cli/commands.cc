@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "analysis/n_plus_one.h"
 #include "cli/progress_display.h"
 #include "io/result_writer.h"
 #include "io/run.h"
@@ -48,6 +49,15 @@ int describe_command(const Arguments& args, const Console& console) {
   return kExitOk;
 }
 
+int check_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.file, args.overrides);
+  const DeploymentConfig& deployment = scenario.spec.topology.config;
+  const NPlusOneReport report =
+      n_plus_one(deployment, deployment.services, scenario.spec.load, args.utilization_target);
+  std::fputs(format_report(report).c_str(), console.out);
+  return kExitOk;
+}
+
 int docs_command(const Arguments& args, const Console& console) {
   const std::string text = args.docs_format == "schema" ? scenario_json_schema() : scenario_format_markdown();
   std::fputs(text.c_str(), console.out);
@@ -58,6 +68,7 @@ int dispatch(const Arguments& args, const Console& console) {
   if (args.command == "run") return run_command(args, console);
   if (args.command == "validate") return validate_command(args, console);
   if (args.command == "describe") return describe_command(args, console);
+  if (args.command == "check") return check_command(args, console);
   if (args.command == "docs") return docs_command(args, console);
   throw UsageError("unknown command \"" + args.command + "\"");
 }

@@ -28,6 +28,7 @@ struct Console {
 int run_command(const Arguments& args, const Console& console);
 int validate_command(const Arguments& args, const Console& console);
 int describe_command(const Arguments& args, const Console& console);
+int check_command(const Arguments& args, const Console& console);
 int docs_command(const Arguments& args, const Console& console);
 
 int dispatch(const Arguments& args, const Console& console);

@@ -27,7 +27,8 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       service_time_(config_.service_time),
       metrics_window_(metrics_window),
       refuse_on_failure_(config_.zone_failure == "refuse"),
-      least_outstanding_(config_.balancing == "least-outstanding") {
+      least_outstanding_(config_.balancing == "least-outstanding"),
+      random_(config_.balancing == "random") {
   for (const ReplicasConfig& r : config_.replicas) {
     Zone zone;
     zone.name = r.zone;
@@ -193,6 +194,22 @@ std::optional<std::size_t> Service::pick_zone(std::optional<ZoneIndex> caller_zo
       if (idle_worker) return z;  // an idle worker at home: stay local
     }
   }
+  if (random_) {
+    // Weighted random: the split of a Poisson stream stays Poisson.
+    double total = 0;
+    for (const Zone& zone : zones_) total += up_pods(zone) * zone.cut_ratio;
+    if (total <= 0) return std::nullopt;
+    double draw = rng().uniform() * total;
+    std::optional<std::size_t> last;
+    for (std::size_t z = 0; z < zones_.size(); ++z) {
+      const double weight = up_pods(zones_[z]) * zones_[z].cut_ratio;
+      if (weight <= 0) continue;
+      last = z;
+      if (draw < weight) return z;
+      draw -= weight;
+    }
+    return last;  // rounding at the top end
+  }
   double total = 0;
   std::optional<std::size_t> best;
   for (std::size_t z = 0; z < zones_.size(); ++z) {
@@ -210,6 +227,15 @@ std::optional<std::size_t> Service::pick_zone(std::optional<ZoneIndex> caller_zo
 std::optional<std::size_t> Service::pick_pod(Zone& zone) {
   std::optional<std::size_t> best;
   const std::size_t n = zone.pods.size();
+  if (random_) {
+    const std::uint32_t routable = up_pods(zone);
+    if (routable == 0) return std::nullopt;
+    std::uint64_t k = rng().below(routable);
+    for (std::size_t p : zone.pods) {
+      if (pods_[p].routable() && k-- == 0) return p;
+    }
+    return std::nullopt;
+  }
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t p = zone.pods[(zone.next_pod + k) % n];
     const Pod& pod = pods_[p];

@@ -2,7 +2,8 @@
 // A service deployed in zones: pods with worker slots and a bounded FIFO
 // queue each, an in-region load balancer that picks a zone (smooth weighted
 // round-robin over up pods x the zone's cut ratio, optionally preferring the
-// caller's zone) and a pod (round-robin or least-outstanding), and the
+// caller's zone) and a pod (round-robin or least-outstanding), or both at
+// random in proportion to the same weights (balancing: random), and the
 // service-time distribution. It reacts to zone failures (FailureDomains):
 // a failed zone's pods stop; what they held is black-holed or refused.
 //
@@ -139,6 +140,7 @@ class Service : public Component {
   double slowdown_ = 1.0;
   bool refuse_on_failure_ = false;
   bool least_outstanding_ = false;
+  bool random_ = false;  // zone and pod drawn at random (kube-proxy's iptables mode)
 };
 
 // Registers the handlers of the service actions (traffic:cut, service:scale,

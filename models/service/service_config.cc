@@ -14,8 +14,9 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     }
   }
   if (concurrency == 0) problems.push_back({"concurrency", "must be at least 1"});
-  if (balancing != "round-robin" && balancing != "least-outstanding") {
-    problems.push_back({"balancing", "expected round-robin or least-outstanding, got \"" + balancing + "\""});
+  if (balancing != "round-robin" && balancing != "least-outstanding" && balancing != "random") {
+    problems.push_back(
+        {"balancing", "expected round-robin, least-outstanding or random, got \"" + balancing + "\""});
   }
   if (zone_failure != "blackhole" && zone_failure != "refuse") {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});

@@ -36,7 +36,7 @@ struct ServiceConfig {
   std::uint32_t concurrency = 1;  // worker slots per pod
   std::optional<std::uint32_t> queue_limit;  // requests waiting per pod; none: unbounded
   ServiceTimeConfig service_time;
-  std::string balancing = "round-robin";  // round-robin | least-outstanding
+  std::string balancing = "round-robin";  // round-robin | least-outstanding | random
   bool zone_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
 
@@ -52,7 +52,9 @@ struct ServiceConfig {
               "waiting room (a pure loss system)."),
         field("serviceTime", &ServiceConfig::service_time, "How long a worker takes per request.", kRequired),
         field("balancing", &ServiceConfig::balancing,
-              "How a zone's pod is picked: round-robin or least-outstanding."),
+              "How the zone and the pod are picked: round-robin (smooth weighted across zones), "
+              "least-outstanding (pod with the fewest requests), or random (weighted draw, as kube-proxy's "
+              "iptables mode)."),
         field("zoneAffinity", &ServiceConfig::zone_affinity,
               "Serve a caller in its own zone while that zone has an idle worker; spill over otherwise."),
         field("zoneFailure", &ServiceConfig::zone_failure,

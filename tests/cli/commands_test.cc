@@ -96,6 +96,16 @@ TEST(Commands, ValidateAndDescribe) {
   EXPECT_NE(CapturedConsole::text(io2.out).find("north-region-loss"), std::string::npos);
 }
 
+TEST(Commands, CheckPrintsTheNPlusOneTable) {
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"check", "scenarios/default.yaml", "--target", "70%"}), io.console()), kExitOk);
+  const std::string text = CapturedConsole::text(io.out);
+  EXPECT_NE(text.find("utilization target 70%"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nsteady\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("region north down"), std::string::npos) << text;
+  EXPECT_NE(text.find("population checkout"), std::string::npos) << text;
+}
+
 TEST(Commands, BadInputThrowsScenarioError) {
   CapturedConsole io;
   EXPECT_THROW(dispatch(parse_arguments({"validate", "scenarios/default.yaml", "--set", "spec.duration=30"}),

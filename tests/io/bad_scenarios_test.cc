@@ -132,7 +132,7 @@ const BadCase kBadCases[] = {
      "has no replicas in zone \"eu-west-1b\""},
     {"service_bad_balancing",
      "tests/data/scenarios/bad/service_bad_balancing.yaml:14:20: spec.topology.services[0].balancing: expected "
-     "round-robin or least-outstanding, got \"random\""},
+     "round-robin, least-outstanding or random, got \"fastest\""},
 };
 
 class BadScenario : public ::testing::TestWithParam<BadCase> {};
