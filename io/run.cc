@@ -17,6 +17,13 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   for (const ServiceConfig& config : spec.topology.config.services) {
     services.push_back(&sim->add<Service>(config, &domains, spec.metrics_window));
   }
+  const auto find_service = [&services](std::string_view name) -> Service* {
+    for (Service* s : services) {
+      if (s->config().name == name) return s;
+    }
+    return nullptr;
+  };
+  for (Service* s : services) s->connect_calls(find_service);
   for (const ClientPopulationConfig& config : spec.load) {
     Service* target = nullptr;
     for (Service* s : services) {

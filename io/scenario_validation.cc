@@ -198,6 +198,56 @@ std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const Sou
   return out;
 }
 
+namespace {
+
+// Call references must name services, and calls must not come back around:
+// a cycle would recurse without end. Reported as "a -> b -> a" at the call
+// that closes it. Iterative, so that a long chain cannot overflow the stack.
+void check_calls(const std::vector<ServiceConfig>& services, const NameTable& names, const std::string& root,
+                 const SourceMap& where, std::vector<Diagnostic>& out) {
+  std::map<std::string_view, std::size_t> index;
+  for (std::size_t i = 0; i < services.size(); ++i) index.emplace(services[i].name, i);
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    for (std::size_t j = 0; j < services[i].calls.size(); ++j) {
+      names.check_reference(services[i].calls[j].service, indexed(indexed(root, i) + ".calls", j) + ".service", out);
+    }
+  }
+  enum Color { kWhite, kGray, kBlack };
+  std::vector<Color> color(services.size(), kWhite);
+  for (std::size_t start = 0; start < services.size(); ++start) {
+    if (color[start] != kWhite) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{start, 0}};  // (service, next call)
+    color[start] = kGray;
+    while (!stack.empty()) {
+      auto& [service, next] = stack.back();
+      if (next == services[service].calls.size()) {
+        color[service] = kBlack;
+        stack.pop_back();
+        continue;
+      }
+      const std::size_t call = next++;
+      const auto callee = index.find(services[service].calls[call].service);
+      if (callee == index.end()) continue;  // reported above
+      if (color[callee->second] == kGray) {
+        std::string cycle;
+        bool on = false;
+        for (const auto& frame : stack) {
+          if (frame.first == callee->second) on = true;
+          if (on) cycle += services[frame.first].name + " -> ";
+        }
+        cycle += services[callee->second].name;
+        out.push_back(where.at(indexed(indexed(root, service) + ".calls", call) + ".service",
+                               "call cycle: " + cycle + " (each calls the next)"));
+      } else if (color[callee->second] == kWhite) {
+        color[callee->second] = kGray;
+        stack.emplace_back(callee->second, 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const SourceMap& where) {
   std::vector<Diagnostic> out;
   auto report = [&](const std::string& path, const std::vector<ConfigProblem>& problems) {
@@ -219,6 +269,8 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     for (std::size_t j = 0; j < service.replicas.size(); ++j)
       zones.check_reference(service.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
   }
+
+  check_calls(spec.topology.config.services, services, root, where, out);
 
   NameTable populations("population", where);
   for (std::size_t i = 0; i < spec.load.size(); ++i) {

@@ -8,6 +8,7 @@ const char* to_string(ServeOutcome outcome) {
     case ServeOutcome::kRejected: return "rejected";
     case ServeOutcome::kNoTarget: return "no_target";
     case ServeOutcome::kRefused: return "refused";
+    case ServeOutcome::kDependencyFailed: return "dependency";
   }
   return "unknown";
 }

@@ -14,6 +14,7 @@ enum class ServeOutcome : std::uint8_t {
   kRejected,  // every candidate pod's queue was full
   kNoTarget,  // no pod is up in any zone with traffic allowed
   kRefused,   // the pod's zone failed and connections were reset
+  kDependencyFailed,  // a call to another service failed
 };
 const char* to_string(ServeOutcome outcome);
 

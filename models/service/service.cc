@@ -47,7 +47,7 @@ std::size_t Service::add_pod(std::size_t z) {
   const std::size_t p = pods_.size();
   Pod pod;
   pod.zone = z;
-  pod.running.assign(config_.concurrency, EventId{});
+  pod.slots.assign(config_.concurrency, Pod::Slot{});
   // A pod added while its zone is down waits for the zone like the others.
   const std::optional<ZoneIndex> where = zones_[z].topology_zone;
   pod.up = domains_ == nullptr || !where || domains_->zone_up(*where);
@@ -158,10 +158,11 @@ std::uint32_t Service::kill_pods(std::size_t z, std::uint32_t n) {
 void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwner*, std::uint64_t>>& refused) {
   Pod& pod = pods_[p];
   Zone& zone = zones_[pod.zone];
-  for (std::size_t slot = 0; slot < pod.running.size(); ++slot) {
-    if (!pod.running[slot].valid()) continue;
-    cancel(pod.running[slot]);
-    pod.running[slot] = EventId{};
+  for (std::size_t slot = 0; slot < pod.slots.size(); ++slot) {
+    Pod::Slot& s = pod.slots[slot];
+    if (!s.occupied) continue;
+    cancel(s.work);  // no-op when the job is waiting on its calls
+    s = Pod::Slot{.generation = s.generation + 1};
     if (refuse) refused.emplace_back(in_service_[p][slot].owner, in_service_[p][slot].token);
   }
   zone.busy -= pod.busy;
@@ -314,20 +315,92 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
 void Service::begin_service(std::size_t p, Job job) {
   Pod& pod = pods_[p];
   std::size_t slot = 0;
-  while (pod.running[slot].valid()) ++slot;  // concurrency is small: a scan is cheapest
+  while (pod.slots[slot].occupied) ++slot;  // concurrency is small: a scan is cheapest
   ++pod.busy;
   ++zones_[pod.zone].busy;
   in_service_[p][slot] = job;
   Duration d = service_time_.sample(rng());
   if (slowdown_ != 1.0) d = Duration{static_cast<std::int64_t>(static_cast<double>(d.count()) * slowdown_)};
-  pod.running[slot] = schedule_after(d, "service.complete", [this, p, slot] { complete(p, slot); });
+  Pod::Slot& s = pod.slots[slot];
+  s.occupied = true;
+  s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
 }
 
-void Service::complete(std::size_t p, std::size_t slot) {
+void Service::connect_calls(const std::function<Service*(std::string_view)>& find_service) {
+  call_steps_.clear();
+  bool previous_parallel = false;
+  for (const CallConfig& call : config_.calls) {
+    Service* callee = find_service(call.service);
+    if (callee == nullptr) {
+      throw SimulationError("service \"" + config_.name + "\" calls unknown service \"" + call.service + "\"");
+    }
+    if (call.parallel) {
+      if (!previous_parallel) call_steps_.emplace_back();
+      for (std::uint32_t i = 0; i < call.count; ++i) call_steps_.back().push_back(callee);
+    } else {
+      for (std::uint32_t i = 0; i < call.count; ++i) call_steps_.push_back({callee});
+    }
+    previous_parallel = call.parallel;
+  }
+}
+
+// Tokens for this service's own calls: pod (32 bits) | slot (8) | generation (24).
+namespace {
+std::uint64_t call_token(std::size_t pod, std::size_t slot, std::uint32_t generation) {
+  return (static_cast<std::uint64_t>(pod) << 32) | (static_cast<std::uint64_t>(slot) << 24) | (generation & 0xFFFFFFu);
+}
+}  // namespace
+
+void Service::work_done(std::size_t p, std::size_t slot) {
+  Pod::Slot& s = pods_[p].slots[slot];
+  s.work = EventId{};
+  s.step = 0;
+  start_step(p, slot);
+}
+
+void Service::start_step(std::size_t p, std::size_t slot) {
+  Pod::Slot& s = pods_[p].slots[slot];
+  if (s.step == call_steps_.size()) {
+    finish(p, slot, s.failed ? ServeOutcome::kDependencyFailed : ServeOutcome::kServed);
+    return;
+  }
+  const auto& step = call_steps_[s.step];
+  const auto& caller_zone = zones_[pods_[p].zone].topology_zone;
+  const std::uint32_t generation = s.generation;
+  s.outstanding = static_cast<std::uint32_t>(step.size());
+  // Start every call of the step first; answers that come back at once are
+  // handled afterwards, so that the step is complete before it can end.
+  std::vector<ServeOutcome> immediate;
+  for (Service* callee : step) {
+    const Job call{this, call_token(p, slot, generation), now()};
+    if (const auto failure = callee->submit(call, caller_zone)) immediate.push_back(*failure);
+  }
+  for (ServeOutcome outcome : immediate) on_served(call_token(p, slot, generation), outcome);
+}
+
+void Service::on_served(std::uint64_t token, ServeOutcome outcome) {
+  const auto p = static_cast<std::size_t>(token >> 32);
+  const auto slot = static_cast<std::size_t>((token >> 24) & 0xFFu);
+  const auto generation = static_cast<std::uint32_t>(token & 0xFFFFFFu);
+  if (p >= pods_.size() || slot >= pods_[p].slots.size()) return;
+  Pod::Slot& s = pods_[p].slots[slot];
+  if (!s.occupied || (s.generation & 0xFFFFFFu) != generation || s.outstanding == 0) return;  // stale
+  if (outcome != ServeOutcome::kServed) s.failed = true;
+  if (--s.outstanding > 0) return;
+  if (s.failed) {
+    finish(p, slot, ServeOutcome::kDependencyFailed);
+    return;
+  }
+  ++s.step;
+  start_step(p, slot);
+}
+
+void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   Pod& pod = pods_[p];
   Zone& zone = zones_[pod.zone];
   const Job job = in_service_[p][slot];
-  pod.running[slot] = EventId{};
+  Pod::Slot& s = pod.slots[slot];
+  s = Pod::Slot{.generation = s.generation + 1};
   --pod.busy;
   --zone.busy;
   const SimTime t = now();
@@ -342,7 +415,7 @@ void Service::complete(std::size_t p, std::size_t slot) {
     pod.present = false;  // scaled down: it has finished its work and goes
   }
   update_gauges(pod.zone);
-  respond(job, pod.zone, ServeOutcome::kServed);
+  respond(job, pod.zone, outcome);
 }
 
 void Service::update_gauges(std::size_t z) {

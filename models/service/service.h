@@ -15,6 +15,8 @@
 // overload seconds (time with requests queued), rejected.
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +33,7 @@
 
 namespace drsim {
 
-class Service : public Component {
+class Service : public Component, public JobOwner {
  public:
   // `domains` may be null for a service outside any topology (unit tests):
   // its zones are then named by the config alone and never fail.
@@ -68,6 +70,12 @@ class Service : public Component {
   // Pods that take new work (present, not terminating), whether or not their zone is up.
   std::uint32_t pods(std::size_t zone) const;
 
+  // Resolves the services named in config().calls; the builder calls it once
+  // every service exists. Throws SimulationError for an unknown name.
+  void connect_calls(const std::function<Service*(std::string_view)>& find_service);
+  // Answers to this service's own calls.
+  void on_served(std::uint64_t token, ServeOutcome outcome) override;
+
   std::uint32_t busy_workers(std::size_t zone) const;
   std::size_t queued(std::size_t zone) const;
 
@@ -85,7 +93,16 @@ class Service : public Component {
     bool routable() const { return up && present && !terminating; }
     std::uint32_t busy = 0;
     std::deque<Job> queue;
-    std::vector<EventId> running;  // completion events of the jobs in service
+    // One per worker slot: the job's own work, then its calls.
+    struct Slot {
+      bool occupied = false;
+      EventId work;                  // pending while the job's own work runs
+      std::uint32_t generation = 0;  // bumped when freed: late call answers are ignored
+      std::uint32_t step = 0;        // the call step under way
+      std::uint32_t outstanding = 0; // calls of that step not answered yet
+      bool failed = false;
+    };
+    std::vector<Slot> slots;
     std::uint32_t outstanding() const { return busy + static_cast<std::uint32_t>(queue.size()); }
   };
   struct Zone {
@@ -124,7 +141,9 @@ class Service : public Component {
   // they are to be refused rather than black-holed.
   void drop_work(std::size_t pod, bool refuse, std::vector<std::pair<JobOwner*, std::uint64_t>>& refused);
   void begin_service(std::size_t pod, Job job);
-  void complete(std::size_t pod, std::size_t slot);
+  void work_done(std::size_t pod, std::size_t slot);
+  void start_step(std::size_t pod, std::size_t slot);
+  void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
   void on_topology_change();
   void update_gauges(std::size_t zone);
 
@@ -135,6 +154,8 @@ class Service : public Component {
   std::vector<Pod> pods_;
   // Jobs in service, by (pod, slot): the job and when it started.
   std::vector<std::vector<Job>> in_service_;
+  // Calls, as steps: the calls of one step run at once.
+  std::vector<std::vector<Service*>> call_steps_;
   std::optional<WindowedMetrics> metrics_;
   Duration metrics_window_;
   double slowdown_ = 1.0;

@@ -21,6 +21,12 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
   if (zone_failure != "blackhole" && zone_failure != "refuse") {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});
   }
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].count == 0) problems.push_back({"calls[" + std::to_string(i) + "].count", "must be at least 1"});
+    if (calls[i].service == name) {
+      problems.push_back({"calls[" + std::to_string(i) + "].service", "a service cannot call itself"});
+    }
+  }
   for (ConfigProblem p : service_time.validate()) {
     p.field = "serviceTime." + p.field;
     problems.push_back(std::move(p));

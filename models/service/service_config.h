@@ -30,6 +30,27 @@ struct ReplicasConfig {
   }
 };
 
+// A call this service makes to another for every request, after its own
+// work, while the worker waits (thread-per-request). Calls run in list order;
+// consecutive calls marked parallel start together and are waited for
+// together. A sequential call with count N is N calls one after another; a
+// parallel one is N at once.
+struct CallConfig {
+  std::string service;
+  std::uint32_t count = 1;
+  bool parallel = false;
+
+  static constexpr std::string_view kTypeName = "Call";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("service", &CallConfig::service, "The service called.", kRequired),
+        field("count", &CallConfig::count, "Calls per request.", kPositive),
+        field("parallel", &CallConfig::parallel,
+              "Start together with the neighbouring calls that are also parallel, and wait for all of them."),
+    };
+  }
+};
+
 struct ServiceConfig {
   std::string name;
   std::vector<ReplicasConfig> replicas;
@@ -39,6 +60,7 @@ struct ServiceConfig {
   std::string balancing = "round-robin";  // round-robin | least-outstanding | random
   bool zone_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
+  std::vector<CallConfig> calls;
 
   static constexpr std::string_view kTypeName = "Service";
   static constexpr auto fields() {
@@ -60,6 +82,8 @@ struct ServiceConfig {
         field("zoneFailure", &ServiceConfig::zone_failure,
               "What callers see when a pod's zone fails: blackhole (no answer, they time out) or refuse "
               "(connections reset at once)."),
+        field("calls", &ServiceConfig::calls,
+              "Services called for every request after the service's own work, in order."),
     };
   }
 

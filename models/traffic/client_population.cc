@@ -11,6 +11,7 @@ const char* ClientPopulation::to_string(Cause cause) {
     case Cause::kRejected: return "rejected";
     case Cause::kNoTarget: return "no_target";
     case Cause::kRefused: return "refused";
+    case Cause::kDependency: return "dependency";
     case Cause::kCount: break;
   }
   return "unknown";
@@ -126,6 +127,7 @@ void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
     case ServeOutcome::kRejected: fail(index, Cause::kRejected); return;
     case ServeOutcome::kNoTarget: fail(index, Cause::kNoTarget); return;
     case ServeOutcome::kRefused: fail(index, Cause::kRefused); return;
+    case ServeOutcome::kDependencyFailed: fail(index, Cause::kDependency); return;
   }
 }
 

@@ -2,7 +2,7 @@
 // Clients that send requests to a service: an open arrival process (a rate
 // profile, Poisson by default), a per-request timeout, and the end-to-end
 // accounting of every request: it succeeds, fails for a cause (timeout,
-// rejected, no_target, refused) or is still in flight, never vanishes.
+// rejected, no_target, refused, dependency) or is still in flight, never vanishes.
 // At stop it checks offered = succeeded + failed + in flight.
 //
 // Recorded per window, labelled population: client.offered,
@@ -50,7 +50,7 @@ struct ClientPopulationConfig {
 
 class ClientPopulation : public Component, public JobOwner {
  public:
-  enum class Cause : std::uint8_t { kTimeout, kRejected, kNoTarget, kRefused, kCount };
+  enum class Cause : std::uint8_t { kTimeout, kRejected, kNoTarget, kRefused, kDependency, kCount };
   static const char* to_string(Cause cause);
 
   ClientPopulation(ClientPopulationConfig config, Service& target, std::optional<ZoneIndex> zone,

@@ -127,6 +127,12 @@ const BadCase kBadCases[] = {
     {"kill_count_and_percent",
      "tests/data/scenarios/bad/kill_count_and_percent.yaml:24:16: spec.timeline[0].percent: pods:kill takes "
      "exactly one of count, percent, got both"},
+    {"call_cycle",
+     "tests/data/scenarios/bad/call_cycle.yaml:19:27: spec.topology.services[1].calls[0].service: call cycle: "
+     "front -> db -> front (each calls the next)"},
+    {"call_unknown_service",
+     "tests/data/scenarios/bad/call_unknown_service.yaml:15:27: spec.topology.services[0].calls[0].service: "
+     "unknown service \"dbb\", did you mean \"db\"? (services: front, db)"},
     {"kill_where_no_pods",
      "tests/data/scenarios/bad/kill_where_no_pods.yaml:23:41: spec.timeline[0].target.zone: service \"payments\" "
      "has no replicas in zone \"eu-west-1b\""},

@@ -1,0 +1,101 @@
+// Services calling services: sequential calls add up, parallel calls take the
+// slowest, the caller's worker is held while it waits, and a failed call
+// fails the request with cause "dependency".
+#include <gtest/gtest.h>
+
+#include "models/service/service.h"
+#include "models/topology/failure_domains.h"
+#include "models/traffic/client_population.h"
+#include "sim/simulation.h"
+
+namespace drsim {
+namespace {
+
+using namespace std::chrono_literals;
+
+ServiceConfig service(std::string name, Duration work, std::vector<CallConfig> calls = {},
+                      std::uint32_t concurrency = 8) {
+  ServiceConfig sc;
+  sc.name = std::move(name);
+  sc.replicas = {ReplicasConfig{"a", 1}};
+  sc.concurrency = concurrency;
+  sc.service_time.kind = "constant";
+  sc.service_time.value = work;
+  sc.calls = std::move(calls);
+  return sc;
+}
+
+struct World {
+  Simulation sim;
+  FailureDomains* domains;
+  std::vector<Service*> services;
+  ClientPopulation* clients = nullptr;
+
+  explicit World(std::vector<ServiceConfig> configs, double rate = 10) {
+    TopologyConfig t;
+    t.regions = {RegionConfig{"r", {ZoneConfig{"a"}}, 1ms}};
+    domains = &sim.add<FailureDomains>("topology", Topology(t));
+    for (auto& c : configs) services.push_back(&sim.add<Service>(c, domains));
+    for (Service* s : services) {
+      s->connect_calls([this](std::string_view name) -> Service* {
+        for (Service* candidate : services) {
+          if (candidate->config().name == name) return candidate;
+        }
+        return nullptr;
+      });
+    }
+    ClientPopulationConfig pc;
+    pc.name = "users";
+    pc.service = services[0]->config().name;
+    pc.load.kind = "constant";
+    pc.load.rate = Rate{rate};
+    pc.arrivals = "deterministic";
+    pc.timeout = 5s;
+    clients = &sim.add<ClientPopulation>(pc, *services[0], std::nullopt);
+  }
+  double kpi(std::string_view name, const Labels& labels) const {
+    const auto* k = sim.recorder().find_kpi(name, labels);
+    return k ? k->value : -1;
+  }
+};
+
+TEST(CallGraph, SequentialCallsAddUp) {
+  World w({service("front", 10ms, {CallConfig{"db", 2, false}}), service("db", 5ms)});
+  w.sim.run_until(SimTime{60s});
+  w.sim.finish();
+  // Zone-local calls: caller and callee in zone a pay no network.
+  EXPECT_NEAR(w.kpi("client.latency_p50_s", {{"population", "users"}}), 0.020, 0.020 * 0.01);
+  EXPECT_EQ(w.clients->failed_total(), 0u);
+}
+
+TEST(CallGraph, ParallelCallsTakeTheSlowest) {
+  World w({service("front", 10ms, {CallConfig{"a", 1, true}, CallConfig{"b", 1, true}}), service("a", 5ms),
+           service("b", 8ms)});
+  w.sim.run_until(SimTime{60s});
+  w.sim.finish();
+  EXPECT_NEAR(w.kpi("client.latency_p50_s", {{"population", "users"}}), 0.018, 0.018 * 0.01);
+}
+
+TEST(CallGraph, TheCallersWorkerIsHeldWhileItWaits) {
+  World w({service("front", 10ms, {CallConfig{"db", 1, false}}, 1), service("db", 40ms)});
+  w.sim.run_until(SimTime{100s});
+  w.sim.finish();
+  // 10 rps x (10 ms own work + 40 ms waiting) = half of the one worker.
+  EXPECT_NEAR(w.kpi("zone.utilization_mean", {{"service", "front"}, {"zone", "a"}}), 0.5, 0.01);
+  EXPECT_NEAR(w.kpi("zone.utilization_mean", {{"service", "db"}, {"zone", "a"}}), 0.4 / 8, 0.001);  // 8 workers
+}
+
+TEST(CallGraph, AFailedCallFailsTheRequestAsADependencyFailure) {
+  ServiceConfig db = service("db", 5ms);
+  db.replicas = {ReplicasConfig{"a", 1}};
+  World w({service("front", 10ms, {CallConfig{"db", 1, false}}), db});
+  w.sim.schedule_at(SimTime{10s}, [&] { w.services[1]->set_cut_ratio(0, 0.0); });  // db has no target left
+  w.sim.run_until(SimTime{20s});
+  w.sim.finish();
+  EXPECT_EQ(w.clients->failed(ClientPopulation::Cause::kDependency), 100u);  // 10 s at 10 rps
+  EXPECT_EQ(w.clients->failed(ClientPopulation::Cause::kNoTarget), 0u);
+  EXPECT_EQ(w.clients->offered(), w.clients->succeeded() + w.clients->failed_total() + w.clients->in_flight());
+}
+
+}  // namespace
+}  // namespace drsim
