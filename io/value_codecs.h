@@ -128,32 +128,32 @@ struct QuantityCodec {
 template <>
 struct ValueCodec<Duration> : QuantityCodec<Duration, parse_duration, format_duration, duration_units> {
   static constexpr std::string_view kName = "duration";
-  static constexpr std::string_view kExpected = "a duration with a unit, e.g. \"28ms\"";
-  static constexpr std::string_view kExample = "28ms";
+  static constexpr std::string_view kExpected = kDurationExpected;
+  static constexpr std::string_view kExample = kDurationExample;
   static constexpr bool kCompound = true;  // "1h30m"
 };
 
 template <>
 struct ValueCodec<Bandwidth> : QuantityCodec<Bandwidth, parse_bandwidth, format_bandwidth, bandwidth_units> {
   static constexpr std::string_view kName = "bandwidth";
-  static constexpr std::string_view kExpected = "a bandwidth with a unit, e.g. \"10Gbps\"";
-  static constexpr std::string_view kExample = "10Gbps";
+  static constexpr std::string_view kExpected = kBandwidthExpected;
+  static constexpr std::string_view kExample = kBandwidthExample;
   static constexpr bool kCompound = false;
 };
 
 template <>
 struct ValueCodec<Rate> : QuantityCodec<Rate, parse_rate, format_rate, rate_units> {
   static constexpr std::string_view kName = "rate";
-  static constexpr std::string_view kExpected = "a rate with a unit, e.g. \"800rps\"";
-  static constexpr std::string_view kExample = "800rps";
+  static constexpr std::string_view kExpected = kRateExpected;
+  static constexpr std::string_view kExample = kRateExample;
   static constexpr bool kCompound = false;
 };
 
 template <>
 struct ValueCodec<Ratio> : QuantityCodec<Ratio, parse_ratio, format_ratio, ratio_units> {
   static constexpr std::string_view kName = "percentage";
-  static constexpr std::string_view kExpected = "a percentage, e.g. \"10%\"";
-  static constexpr std::string_view kExample = "10%";
+  static constexpr std::string_view kExpected = kRatioExpected;
+  static constexpr std::string_view kExample = kRatioExample;
   static constexpr bool kCompound = false;
   // kAtMostOne: "100%" is the largest ratio.
   static bool above_one(Ratio r) { return r.value > 1.0; }
@@ -162,8 +162,8 @@ struct ValueCodec<Ratio> : QuantityCodec<Ratio, parse_ratio, format_ratio, ratio
 template <>
 struct ValueCodec<ByteSize> : QuantityCodec<ByteSize, parse_byte_size, format_byte_size, byte_size_units> {
   static constexpr std::string_view kName = "size";
-  static constexpr std::string_view kExpected = "a size with a unit, e.g. \"64MiB\"";
-  static constexpr std::string_view kExample = "64MiB";
+  static constexpr std::string_view kExpected = kByteSizeExpected;
+  static constexpr std::string_view kExample = kByteSizeExample;
   static constexpr bool kCompound = false;
 };
 

@@ -100,16 +100,16 @@ constexpr auto kRateUnitNames = suffixes_of(kRateUnits);
 constexpr auto kRatioUnitNames = suffixes_of(kRatioUnits);
 constexpr auto kByteSizeUnitNames = suffixes_of(kByteSizeUnits);
 
-constexpr Grammar kDurationGrammar{"a duration with a unit, e.g. \"28ms\"", "a duration without spaces, e.g. \"28ms\"",
+constexpr Grammar kDurationGrammar{kDurationExpected, "a duration without spaces, e.g. \"28ms\"",
                                    "a duration such as \"250ms\" or \"1h30m\"", kDurationUnitNames};
-constexpr Grammar kBandwidthGrammar{"a bandwidth with a unit, e.g. \"10Gbps\"",
+constexpr Grammar kBandwidthGrammar{kBandwidthExpected,
                                     "a bandwidth without spaces, e.g. \"10Gbps\"",
                                     "a bandwidth such as \"10Gbps\" or \"125MB/s\"", kBandwidthUnitNames};
-constexpr Grammar kRateGrammar{"a rate with a unit, e.g. \"800rps\"", "a rate without spaces, e.g. \"800rps\"",
+constexpr Grammar kRateGrammar{kRateExpected, "a rate without spaces, e.g. \"800rps\"",
                                "a rate such as \"800rps\" or \"1200/min\"", kRateUnitNames};
-constexpr Grammar kRatioGrammar{"a percentage, e.g. \"10%\"", "a percentage without spaces, e.g. \"10%\"",
+constexpr Grammar kRatioGrammar{kRatioExpected, "a percentage without spaces, e.g. \"10%\"",
                                 "a percentage such as \"10%\" or \"0.5%\"", kRatioUnitNames};
-constexpr Grammar kByteSizeGrammar{"a size with a unit, e.g. \"64MiB\"", "a size without spaces, e.g. \"64MiB\"",
+constexpr Grammar kByteSizeGrammar{kByteSizeExpected, "a size without spaces, e.g. \"64MiB\"",
                                    "a size such as \"64MiB\" or \"1.5GB\"", kByteSizeUnitNames};
 
 // ---- messages --------------------------------------------------------------

@@ -34,6 +34,19 @@ struct ByteSize {
   friend constexpr auto operator<=>(ByteSize, ByteSize) = default;
 };
 
+// What an error expects where each quantity belongs, and a typical value:
+// one spelling shared by the parsers' messages and the generated docs.
+inline constexpr std::string_view kDurationExpected = "a duration with a unit, e.g. \"28ms\"";
+inline constexpr std::string_view kDurationExample = "28ms";
+inline constexpr std::string_view kBandwidthExpected = "a bandwidth with a unit, e.g. \"10Gbps\"";
+inline constexpr std::string_view kBandwidthExample = "10Gbps";
+inline constexpr std::string_view kRateExpected = "a rate with a unit, e.g. \"800rps\"";
+inline constexpr std::string_view kRateExample = "800rps";
+inline constexpr std::string_view kRatioExpected = "a percentage, e.g. \"10%\"";
+inline constexpr std::string_view kRatioExample = "10%";
+inline constexpr std::string_view kByteSizeExpected = "a size with a unit, e.g. \"64MiB\"";
+inline constexpr std::string_view kByteSizeExample = "64MiB";
+
 // Thrown by the parsers with the "expected ..." half of a message; the
 // scenario decoder adds file:line:col and the YAML path.
 class UnitError : public std::invalid_argument {
