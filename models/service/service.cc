@@ -368,14 +368,24 @@ void Service::start_step(std::size_t p, std::size_t slot) {
   const auto& caller_zone = zones_[pods_[p].zone].topology_zone;
   const std::uint32_t generation = s.generation;
   s.outstanding = static_cast<std::uint32_t>(step.size());
-  // Start every call of the step first; answers that come back at once are
-  // handled afterwards, so that the step is complete before it can end.
-  std::vector<ServeOutcome> immediate;
+  s.failed = false;
+  // A call that fails at once is counted off here rather than through
+  // on_served, so the step cannot end while its calls are still being sent,
+  // and nothing is allocated per request.
   for (Service* callee : step) {
     const Job call{this, call_token(p, slot, generation), now()};
-    if (const auto failure = callee->submit(call, caller_zone)) immediate.push_back(*failure);
+    if (callee->submit(call, caller_zone)) {
+      s.failed = true;
+      --s.outstanding;
+    }
   }
-  for (ServeOutcome outcome : immediate) on_served(call_token(p, slot, generation), outcome);
+  if (s.outstanding > 0) return;
+  if (s.failed) {
+    finish(p, slot, ServeOutcome::kDependencyFailed);
+    return;
+  }
+  ++s.step;
+  start_step(p, slot);
 }
 
 void Service::on_served(std::uint64_t token, ServeOutcome outcome) {
