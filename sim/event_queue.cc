@@ -1,6 +1,8 @@
 #include "sim/event_queue.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -13,13 +15,30 @@ namespace {
 // Brown uses 3; with 24-byte nodes, 2 measured best (1, 1.5, 2, 3 tried;
 // bench/README.md), together with growing at one event per bucket.
 constexpr double kWidthFactor = 2.0;
+// Width feedback (tune_width): every kTunePeriod pops, halve the width when
+// insertions walked more than kMaxWalk entries per push while pops scanned
+// fewer than kScanAfterHalving buckets each; double it when pops scanned
+// more than kMaxScan buckets each while insertions walked fewer than
+// kWalkAfterDoubling. A walk step is a dependent load and an unpredictable
+// branch; a scanned bucket is a sequential 8-byte read: so walking is held
+// lower than scanning. In the hold model (bench/event_queue_bench.cc) Brown's
+// width gives 0.2 steps per push and 0.5 buckets per pop, inside both
+// limits, so it is left alone; the gaps between the limits keep a halving
+// (which about halves walks and doubles scans) from being undone.
+constexpr std::uint32_t kTunePeriod = 1 << 16;
+constexpr double kMaxWalk = 0.5;
+constexpr double kScanAfterHalving = 1.0;
+constexpr double kMaxScan = 4.0;
+constexpr double kWalkAfterDoubling = 0.125;
+constexpr double kMinWidthScale = 1.0 / 64;
+constexpr double kMaxWidthScale = 64;
 constexpr std::uint64_t kSeqBits = 56;
 constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
 
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 }  // namespace
 
-EventQueue::EventQueue() {
+EventQueue::EventQueue() : pops_to_tune_(kTunePeriod) {
   buckets_.assign(kMinBuckets, Bucket{});
   mask_ = kMinBuckets - 1;
   top_ = width_;
@@ -27,7 +46,7 @@ EventQueue::EventQueue() {
 
 EventQueue::~EventQueue() { clear(); }
 
-std::uint32_t EventQueue::allocate_slot() {
+inline std::uint32_t EventQueue::allocate_slot() {
   if (free_head_ != kNil) {
     const std::uint32_t index = free_head_;
     free_head_ = nodes_[index].next;
@@ -70,6 +89,7 @@ void EventQueue::link(std::uint32_t index) {
       // follows the head's prev (which pop leaves stale).
       do {
         after = nodes_[after].prev;
+        ++walk_steps_;
       } while (before(index, after));
     }
   }
@@ -103,7 +123,7 @@ void EventQueue::unlink(std::uint32_t index) {
   }
 }
 
-EventId EventQueue::push(SimTime time, int priority, EventTag tag, Handler&& handler) {
+std::uint32_t EventQueue::claim_slot(SimTime time, int priority, EventTag tag) {
   const std::int64_t t = to_ns(time);
   if (t < 0 || t > kMaxTimeNs) throw SimulationError("event time " + format_clock(time) + " out of range");
   if (priority < kMinPriority || priority > kMaxPriority) {
@@ -114,12 +134,23 @@ EventId EventQueue::push(SimTime time, int priority, EventTag tag, Handler&& han
   n.time = t;
   n.key = (static_cast<std::uint64_t>(priority - kMinPriority) << kSeqBits) | (next_seq_++ & kSeqMask);
   Payload& p = payloads_[index];
-  p.handler = std::move(handler);
   p.label = tag.label;
   p.component = tag.component;
-  const std::uint32_t generation = ++p.generation;  // odd: pending
+  ++p.generation;  // odd: pending
+  return index;
+}
+
+void EventQueue::release_claim(std::uint32_t index) {
+  payloads_[index].handler.reset();
+  free_slot(index);
+}
+
+EventId EventQueue::enqueue(std::uint32_t index) {
+  const std::int64_t t = nodes_[index].time;
+  const std::uint32_t generation = payloads_[index].generation;
   link(index);
   ++live_;
+  ++pushes_;
 
   // An event earlier than the scan window would be passed over: move the
   // window back to it. (Times never precede the simulation clock, but a peek
@@ -165,6 +196,7 @@ std::uint32_t EventQueue::locate_min() {
     }
     cur_ = (cur_ + 1) & mask_;
     top_ += width_;
+    ++scanned_;
   }
   // Nothing within a year: the events are sparse for this width. Re-estimate
   // the width (rebuild), which also puts the scan position at the earliest event.
@@ -193,7 +225,24 @@ EventQueue::Popped EventQueue::pop() {
   free_slot(index);
   --live_;
   maybe_shrink();
+  if (--pops_to_tune_ == 0) tune_width();
   return out;
+}
+
+void EventQueue::tune_width() {
+  // Per push and per pop: a period that starts by filling the queue has
+  // many more pushes than pops.
+  const double walk = pushes_ == 0 ? 0.0 : static_cast<double>(walk_steps_) / static_cast<double>(pushes_);
+  const double scan = static_cast<double>(scanned_) / kTunePeriod;
+  walk_steps_ = pushes_ = scanned_ = 0;
+  pops_to_tune_ = kTunePeriod;
+  if (walk > kMaxWalk && scan < kScanAfterHalving && width_scale_ > kMinWidthScale) {
+    width_scale_ /= 2;
+    rebuild(buckets_.size());
+  } else if (scan > kMaxScan && walk < kWalkAfterDoubling && width_scale_ < kMaxWidthScale) {
+    width_scale_ *= 2;
+    rebuild(buckets_.size());
+  }
 }
 
 // Brown's heuristic: the bucket width is a small multiple of the mean gap
@@ -224,8 +273,11 @@ std::int64_t EventQueue::estimate_width() const {
     }
   }
   if (kept == 0 || kept_sum <= 0) return width_;  // all simultaneous: keep the old width
-  const double width = kWidthFactor * kept_sum / static_cast<double>(kept);
-  return std::clamp<std::int64_t>(static_cast<std::int64_t>(width), 1, kMaxTimeNs / 4);
+  const double width = kWidthFactor * width_scale_ * kept_sum / static_cast<double>(kept);
+  // The nearest power of two (in ratio): 1.4 to 2.8 times the mean gap
+  // before feedback, inside the range where Brown's factor hardly matters.
+  const int shift = static_cast<int>(std::lround(std::log2(std::max(width, 1.0))));
+  return std::int64_t{1} << std::clamp(shift, 0, 60);  // 2^60 = kMaxTimeNs / 4
 }
 
 // A bucket sort: count the pending events per new bucket, place them in
@@ -235,6 +287,7 @@ std::int64_t EventQueue::estimate_width() const {
 void EventQueue::rebuild(std::size_t bucket_count) {
   bucket_count = std::max(bucket_count, kMinBuckets);
   width_ = estimate_width();
+  width_shift_ = std::countr_zero(static_cast<std::uint64_t>(width_));
   mask_ = bucket_count - 1;
   min_cache_ = kNil;
 

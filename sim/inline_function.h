@@ -20,10 +20,20 @@ class InlineFunction<R(Args...), Capacity> {
   template <class F, class D = std::decay_t<F>,
             class = std::enable_if_t<!std::is_same_v<D, InlineFunction> && std::is_invocable_r_v<R, D&, Args...>>>
   InlineFunction(F&& f) noexcept(std::is_nothrow_constructible_v<D, F&&>) {  // NOLINT: implicit by design
+    emplace(std::forward<F>(f));
+  }
+
+  // Destroys the held callable, if any, and builds f's in place: no
+  // temporary InlineFunction to move from (the event queue builds handlers
+  // straight into its slots). If building f throws, *this is left empty.
+  template <class F, class D = std::decay_t<F>,
+            class = std::enable_if_t<!std::is_same_v<D, InlineFunction> && std::is_invocable_r_v<R, D&, Args...>>>
+  void emplace(F&& f) noexcept(std::is_nothrow_constructible_v<D, F&&>) {
     static_assert(sizeof(D) <= Capacity,
                   "callable too large for an event: capture a pointer or an index instead of objects");
     static_assert(alignof(D) <= alignof(std::max_align_t), "over-aligned callable");
     static_assert(std::is_nothrow_move_constructible_v<D>, "event callables must be nothrow-movable");
+    reset();
     ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
     invoke_ = [](void* p, Args... args) -> R { return (*static_cast<D*>(p))(std::forward<Args>(args)...); };
     if constexpr (!std::is_trivially_copyable_v<D>) {

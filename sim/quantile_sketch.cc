@@ -26,17 +26,12 @@ QuantileSketch::QuantileSketch(double relative_accuracy, std::size_t max_buckets
   gamma_ = (1 + alpha_) / (1 - alpha_);
   log_gamma_ = std::log(gamma_);
   inv_log_gamma_ = 1 / log_gamma_;
-}
-
-std::int32_t QuantileSketch::index_of(double value) const {
-  return static_cast<std::int32_t>(std::ceil(std::log(value) * inv_log_gamma_));
+  index_margin_ = 1e-11 * inv_log_gamma_;
 }
 
 double QuantileSketch::representative(std::int32_t index) const {
   return 2 * std::exp(static_cast<double>(index) * log_gamma_) / (gamma_ + 1);
 }
-
-void QuantileSketch::add(double value) { add(value, 1); }
 
 void QuantileSketch::add(double value, std::uint64_t count) {
   if (!(value >= 0) || !std::isfinite(value)) {

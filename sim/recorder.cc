@@ -90,22 +90,18 @@ void Recorder::event(SimTime t, std::string_view component, std::string_view kin
 
 void Recorder::kpi(std::string_view name, Labels labels, double value) {
   check_metric_name(name);
-  labels = normalized(std::move(labels));
-  for (Kpi& k : kpis_) {
-    if (k.name == name && k.labels == labels) {
-      k.value = value;
-      return;
-    }
+  auto key = std::make_pair(std::string(name), normalized(std::move(labels)));
+  if (const auto it = kpi_index_.find(key); it != kpi_index_.end()) {
+    kpis_[it->second].value = value;
+    return;
   }
-  kpis_.push_back(Kpi{std::string(name), std::move(labels), value});
+  kpis_.push_back(Kpi{key.first, key.second, value});
+  kpi_index_.emplace(std::move(key), kpis_.size() - 1);
 }
 
 const Recorder::Kpi* Recorder::find_kpi(std::string_view name, const Labels& labels) const {
-  const Labels wanted = normalized(labels);
-  for (const Kpi& k : kpis_) {
-    if (k.name == name && k.labels == wanted) return &k;
-  }
-  return nullptr;
+  const auto it = kpi_index_.find(std::make_pair(std::string(name), normalized(labels)));
+  return it == kpi_index_.end() ? nullptr : &kpis_[it->second];
 }
 
 std::vector<std::string> Recorder::label_keys() const {

@@ -83,6 +83,10 @@ class Recorder {
   std::map<std::pair<std::string, Labels>, std::uint32_t> index_;
   Events events_;
   std::vector<Kpi> kpis_;
+  // (name, normalised labels) -> index in kpis_: a run with many timeline
+  // steps and populations writes tens of thousands of KPIs, and a scan per
+  // insert made that quadratic.
+  std::map<std::pair<std::string, Labels>, std::size_t> kpi_index_;
 };
 
 }  // namespace drsim

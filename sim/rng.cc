@@ -6,10 +6,6 @@
 
 namespace drsim {
 
-namespace {
-constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-}  // namespace
-
 RngStream::RngStream(std::uint64_t seed, std::string_view stream_name) {
   // Mix the seed and the name so that nearby seeds and similar names give
   // unrelated streams; splitmix64 is the seeding routine xoshiro's authors advise.
@@ -17,20 +13,6 @@ RngStream::RngStream(std::uint64_t seed, std::string_view stream_name) {
   state = splitmix64(state) ^ stable_hash(stream_name);
   for (auto& word : s_) word = splitmix64(state);
 }
-
-std::uint64_t RngStream::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double RngStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 std::uint64_t RngStream::below(std::uint64_t n) {
   if (n == 0) throw SimulationError("RngStream::below(0): the range is empty");

@@ -30,9 +30,20 @@ class RngStream {
  public:
   RngStream(std::uint64_t seed, std::string_view stream_name);
 
-  std::uint64_t next_u64();
+  // Inline, with uniform(): every draw of every distribution goes through them.
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
   // Uniform in [0, 1) with 53 random bits.
-  double uniform();
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
   // Uniform in (0, 1]: safe to take the logarithm of.
   double uniform_open0() { return 1.0 - uniform(); }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
@@ -47,6 +58,8 @@ class RngStream {
   double lognormal(double mu, double sigma);
 
  private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
   std::uint64_t s_[4];
   double spare_normal_ = 0;
   bool has_spare_normal_ = false;

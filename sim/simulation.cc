@@ -16,11 +16,6 @@ const char* to_string(StopReason reason) {
   return "unknown";
 }
 
-RngStream& Component::rng() {
-  if (!rng_) rng_.emplace(sim_->rng_stream(name_));
-  return *rng_;
-}
-
 void Component::log_event(std::string_view kind, std::string_view detail) {
   sim_->recorder().event(sim_->now(), name_, kind, detail);
 }

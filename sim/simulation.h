@@ -92,7 +92,7 @@ class Simulation {
   template <class F>
   EventId schedule_at(SimTime t, F&& handler, EventTag tag = {}, int priority = 0) {
     if (t < now_) throw_past(t, tag);
-    return queue_.push(t, priority, tag, EventQueue::Handler(std::forward<F>(handler)));
+    return queue_.push(t, priority, tag, std::forward<F>(handler));
   }
   template <class F>
   EventId schedule_after(Duration delay, F&& handler, EventTag tag = {}, int priority = 0) {
@@ -140,6 +140,11 @@ class Simulation {
 
 inline SimTime Component::now() const { return sim_->now(); }
 inline Recorder& Component::recorder() const { return sim_->recorder(); }
+// Inline: models draw several numbers per request.
+inline RngStream& Component::rng() {
+  if (!rng_) rng_.emplace(sim_->rng_stream(name_));
+  return *rng_;
+}
 
 template <class F>
 EventId Component::schedule_at(SimTime t, const char* label, F&& handler, int priority) {

@@ -112,30 +112,6 @@ GaugeId WindowedMetrics::gauge(std::string_view metric, Labels labels, double in
   return GaugeId{index};
 }
 
-void WindowedMetrics::observe(LatencyId id, SimTime t, Duration d) {
-  if (id.index >= latencies_.size()) bad_id("latency", id.index);
-  Latency& l = latencies_[id.index];
-  advance(t);
-  if (d < Duration::zero()) {
-    throw SimulationError("windowed metrics: latency " + l.name + ": negative duration " + format_seconds(d) + "s");
-  }
-  l.window.add(to_seconds(d));
-}
-
-void WindowedMetrics::set(GaugeId id, SimTime t, double value) {
-  if (id.index >= gauges_.size()) bad_id("gauge", id.index);
-  Gauge& g = gauges_[id.index];
-  advance(t);
-  if (!std::isfinite(value)) {
-    throw SimulationError("windowed metrics: gauge " + g.name + ": value must be finite");
-  }
-  const std::int64_t ns = to_ns(t);
-  g.window_integral += g.value * static_cast<double>(ns - g.last_change_ns);
-  g.last_change_ns = ns;
-  g.value = value;
-  g.run_max = std::max(g.run_max, value);
-}
-
 void WindowedMetrics::flush_until(std::int64_t ns) {
   while (ns >= window_end_ns_) {
     write_window(window_start_ns_, window_end_ns_);
@@ -228,6 +204,14 @@ void WindowedMetrics::bad_time(std::int64_t ns) const {
   }
   throw SimulationError("windowed metrics: time went backwards (" + format_clock(SimTime{Duration{ns}}) + " after " +
                         format_clock(SimTime{Duration{last_ns_}}) + ")");
+}
+
+void WindowedMetrics::bad_latency(const Latency& l, Duration d) const {
+  throw SimulationError("windowed metrics: latency " + l.name + ": negative duration " + format_seconds(d) + "s");
+}
+
+void WindowedMetrics::bad_value(const Gauge& g) const {
+  throw SimulationError("windowed metrics: gauge " + g.name + ": value must be finite");
 }
 
 void WindowedMetrics::bad_count(const Counter& c, double n) const {

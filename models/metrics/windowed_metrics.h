@@ -34,6 +34,8 @@
 // one logarithm for a latency): no allocation, memory independent of the
 // number of observations. Series are declared in the Recorder when a metric is
 // declared (call the declaring functions from attach()).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -92,8 +94,23 @@ class WindowedMetrics {
     c.total += n;
   }
   // d must be >= 0.
-  void observe(LatencyId id, SimTime t, Duration d);
-  void set(GaugeId id, SimTime t, double value);
+  void observe(LatencyId id, SimTime t, Duration d) {
+    Latency& l = latency_at(id);
+    advance(t);
+    if (d < Duration::zero()) bad_latency(l, d);
+    l.window.add(to_seconds(d));
+  }
+  // value must be finite.
+  void set(GaugeId id, SimTime t, double value) {
+    Gauge& g = gauge_at(id);
+    advance(t);
+    if (!std::isfinite(value)) bad_value(g);
+    const std::int64_t ns = to_ns(t);
+    g.window_integral += g.value * static_cast<double>(ns - g.last_change_ns);
+    g.last_change_ns = ns;
+    g.value = value;
+    g.run_max = std::max(g.run_max, value);
+  }
 
   // Writes every window up to end, the last one partial. Once only.
   void finish(SimTime end);
@@ -148,9 +165,19 @@ class WindowedMetrics {
     std::uint32_t index;
   };
 
+  // The recording functions are inline (they run several times per request);
+  // their error paths are out of line.
   Counter& counter_at(CounterId id) {
     if (id.index >= counters_.size()) bad_id("counter", id.index);
     return counters_[id.index];
+  }
+  Latency& latency_at(LatencyId id) {
+    if (id.index >= latencies_.size()) bad_id("latency", id.index);
+    return latencies_[id.index];
+  }
+  Gauge& gauge_at(GaugeId id) {
+    if (id.index >= gauges_.size()) bad_id("gauge", id.index);
+    return gauges_[id.index];
   }
   // Checks t against the shared clock and writes completed windows.
   void advance(SimTime t) {
@@ -169,6 +196,8 @@ class WindowedMetrics {
   [[noreturn]] void bad_id(const char* kind, std::uint32_t index) const;
   [[noreturn]] void bad_time(std::int64_t ns) const;
   [[noreturn]] void bad_count(const Counter& c, double n) const;
+  [[noreturn]] void bad_latency(const Latency& l, Duration d) const;
+  [[noreturn]] void bad_value(const Gauge& g) const;
 
   Recorder& recorder_;
   WindowedMetricsConfig config_;

@@ -13,4 +13,12 @@ const char* to_string(ServeOutcome outcome) {
   return "unknown";
 }
 
+void JobQueue::grow() {
+  constexpr std::size_t kFirstCapacity = 8;
+  std::vector<Job> grown(slots_.empty() ? kFirstCapacity : 2 * slots_.size());
+  for (std::size_t i = 0; i < size_; ++i) grown[i] = (*this)[i];
+  slots_.swap(grown);
+  head_ = 0;
+}
+
 }  // namespace drsim

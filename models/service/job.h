@@ -3,7 +3,9 @@
 // opaque token, and the service reports back through the owner exactly once
 // if it serves or refuses the job after accepting it. A black-holed job is
 // never reported: its owner's timeout is what ends it, as in real life.
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -35,6 +37,49 @@ struct Job {
   // The caller's topology zone: the answer travels back there. kNoCallerZone
   // for callers outside the topology (no network delay).
   std::uint32_t caller_zone = kNoCallerZone;
+  // Round trips to the chosen zone before the request itself is sent (a new
+  // TCP connection: 1; with TLS 1.2: 3), each paying the network's delay.
+  std::uint8_t setup_round_trips = 0;
+};
+
+// Jobs waiting for a worker, first in first out: a ring buffer that doubles
+// when full and never shrinks. Once a pod's queue has been as long as it
+// gets, queuing allocates nothing (std::deque allocates and frees a block
+// every few jobs as a queue fills and drains), and its memory is bounded by
+// the longest the queue has been, not by the jobs it has seen.
+class JobQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  // Slots allocated (for memory tests): 0 or a power of two.
+  std::size_t capacity() const { return slots_.size(); }
+
+  void push_back(const Job& job) {
+    if (size_ == slots_.size()) grow();
+    slots_[(head_ + size_) & (slots_.size() - 1)] = job;
+    ++size_;
+  }
+  // Requires !empty().
+  const Job& front() const { return slots_[head_]; }
+  // Requires !empty().
+  void pop_front() {
+    head_ = (head_ + 1) & (slots_.size() - 1);
+    --size_;
+  }
+  // Forgets the jobs, keeps the storage.
+  void clear() {
+    head_ = 0;
+    size_ = 0;
+  }
+  // The i-th job from the front, i < size().
+  const Job& operator[](std::size_t i) const { return slots_[(head_ + i) & (slots_.size() - 1)]; }
+
+ private:
+  void grow();
+
+  std::vector<Job> slots_;  // size 0 or a power of two, so wrapping is a mask
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
 };
 
 }  // namespace drsim

@@ -33,9 +33,9 @@ void NetworkModel::refresh() {
   }
 }
 
-std::optional<Duration> NetworkModel::sample_one_way(ZoneIndex from, ZoneIndex to, RngStream& rng) const {
+Duration NetworkModel::sample_delay(ZoneIndex from, ZoneIndex to, RngStream& rng) const {
   const NetworkPath& p = path(from, to);
-  if (!p.reachable) return std::nullopt;
+  if (!p.reachable) return kUndelivered;
   Duration delay = p.one_way;
   if (p.jitter > Duration::zero()) {
     // Normal jitter, floored at half the base delay: light cannot be early.
@@ -46,7 +46,7 @@ std::optional<Duration> NetworkModel::sample_one_way(ZoneIndex from, ZoneIndex t
     Duration rto = p.initial_rto;
     int losses = 0;
     while (rng.bernoulli(p.loss)) {
-      if (++losses > kMaxRetransmissions) return std::nullopt;
+      if (++losses > kMaxRetransmissions) return kUndelivered;
       delay += rto;
       rto *= 2;
     }

@@ -39,7 +39,19 @@ class NetworkModel {
 
   // One delivery's delay, or nullopt when the destination is unreachable or
   // the sender gives up after kMaxRetransmissions losses.
-  std::optional<Duration> sample_one_way(ZoneIndex from, ZoneIndex to, RngStream& rng) const;
+  std::optional<Duration> sample_one_way(ZoneIndex from, ZoneIndex to, RngStream& rng) const {
+    const Duration delay = sample_delay(from, to, rng);
+    if (delay == kUndelivered) return std::nullopt;
+    return delay;
+  }
+  // The same draw, with kUndelivered in place of nullopt: for the request
+  // path, which samples a delay on every hop. GCC 12 passes a returned
+  // std::optional<Duration> through the stack, writing the flag as a byte
+  // and reading it back as part of a wider load, which stalls store
+  // forwarding (10-15 cycles) at every function boundary it crosses; a plain
+  // integer comes back in a register.
+  static constexpr Duration kUndelivered = Duration::max();
+  Duration sample_delay(ZoneIndex from, ZoneIndex to, RngStream& rng) const;
 
   // The expected extra delay that loss adds to one delivery (for checks).
   static Duration expected_loss_delay(const NetworkPath& path);

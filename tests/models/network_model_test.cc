@@ -85,5 +85,34 @@ TEST(NetworkModel, JitterAddsInVarianceAlongTheRoute) {
   EXPECT_NEAR(sum / 100'000, to_seconds(net.path(0, 3).one_way), 5e-3 * 4 / std::sqrt(100'000.0));
 }
 
+// sample_delay is sample_one_way without the optional: the same draws from
+// the same stream, kUndelivered where sample_one_way has nullopt (an
+// unreachable zone, or a sender that gave up after too many losses).
+TEST(NetworkModel, SampleDelayIsSampleOneWayWithASentinel) {
+  TopologyConfig config = testing::three_region_config();
+  config.links[0].jitter = 3ms;
+  Fixture f(config);
+  f.domains->degrade_link(1, LinkDegradation{Duration::zero(), Ratio{0.8}, std::nullopt});  // r2-r3: mostly lost
+  NetworkModel net(*f.domains);
+  RngStream a(9, "same"), b(9, "same");
+  int undelivered = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const ZoneIndex from = static_cast<ZoneIndex>(i % 4), to = static_cast<ZoneIndex>((i / 4) % 4);
+    const std::optional<Duration> one_way = net.sample_one_way(from, to, a);
+    const Duration delay = net.sample_delay(from, to, b);
+    if (one_way) {
+      ASSERT_EQ(delay, *one_way);
+    } else {
+      ASSERT_EQ(delay, NetworkModel::kUndelivered);
+      ++undelivered;
+    }
+  }
+  EXPECT_GT(undelivered, 0);  // 0.8^16 = 3% of deliveries over r2-r3: some senders gave up
+  f.domains->cut_link(0);
+  f.domains->cut_link(2);
+  net.refresh();
+  EXPECT_EQ(net.sample_delay(0, 2, b), NetworkModel::kUndelivered);  // r1 is cut off
+}
+
 }  // namespace
 }  // namespace drsim

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -231,6 +232,41 @@ TEST(InlineFunction, ManyMovesInAVector) {
     EXPECT_EQ(Tracker::live, 50);
   }
   EXPECT_EQ(Tracker::live, 0);
+}
+
+// emplace builds the callable in place: the old one is destroyed once, the
+// new one is neither copied nor moved.
+TEST(InlineFunction, EmplaceReplacesInPlace) {
+  Tracker::reset();
+  int first = 0, second = 0;
+  {
+    Fn f{Tracker(&first)};
+    const int moves_before = Tracker::moves;
+    f.emplace(Tracker(&second));  // one move: from the argument into the storage
+    EXPECT_EQ(Tracker::live, 1);
+    EXPECT_EQ(Tracker::moves, moves_before + 1);
+    f();
+    EXPECT_EQ(first, 0);
+    EXPECT_EQ(second, 1);
+  }
+  EXPECT_EQ(Tracker::live, 0);
+}
+
+struct ThrowingCopy {
+  ThrowingCopy() = default;
+  ThrowingCopy(const ThrowingCopy&) { throw std::runtime_error("no copy"); }
+  ThrowingCopy(ThrowingCopy&&) noexcept = default;
+  void operator()() const {}
+};
+
+TEST(InlineFunction, EmplaceThatThrowsLeavesItEmpty) {
+  Tracker::reset();
+  int calls = 0;
+  Fn f{Tracker(&calls)};
+  const ThrowingCopy source;
+  EXPECT_THROW(f.emplace(source), std::runtime_error);
+  EXPECT_FALSE(static_cast<bool>(f));
+  EXPECT_EQ(Tracker::live, 0);  // the old callable was destroyed, once
 }
 
 }  // namespace
