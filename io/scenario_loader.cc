@@ -1,11 +1,13 @@
 // Loading: text -> YAML tree -> overrides applied -> envelope -> decoded
-// structs -> cross-reference checks -> resolved timeline. Each stage that finds
-// problems throws them all at once; a later stage does not run on the output
-// of a failed one, where it would only report echoes of the first problems.
+// structs -> CSV files read -> cross-reference checks -> resolved timeline.
+// Each stage that finds problems throws them all at once; a later stage does
+// not run on the output of a failed one, where it would only report echoes
+// of the first problems.
 #include "io/scenario_loader.h"
 
 #include <memory>
 
+#include "io/csv_inputs.h"
 #include "io/envelope.h"
 #include "io/overrides.h"
 #include "io/scenario_validation.h"
@@ -53,6 +55,11 @@ Scenario load_scenario_text(std::string_view text, const std::vector<std::string
   }
   throw_if_any(session);
   session.source_map.seal();
+
+  // Traces and samples named by `file:` fill their configs before the
+  // configs are validated, which then sees them as if written inline.
+  report_all(session, read_csv_inputs(scenario.spec, session.base_dir(), session.source_map));
+  throw_if_any(session);
 
   report_all(session, check_topology(scenario.spec.topology.config, session.source_map));
   report_all(session, check_services_and_load(scenario.spec, session.source_map));

@@ -1,9 +1,13 @@
 // to_yaml: the resolved scenario written back as a scenario file. The writer
 // walks the same field lists as the decoder, in field order, and writes every
 // field (defaults included) in canonical unit text, so the output is stable
-// and loads back to an equal Scenario.
+// and loads back to an equal Scenario. Values read from a CSV file are not
+// written: the `file:` reference is, with the absolute path the loader
+// resolved, so the output loads them again from wherever it is loaded
+// (io/csv_inputs.h).
 #include <yaml-cpp/yaml.h>
 
+#include "io/csv_inputs.h"
 #include "io/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
@@ -32,6 +36,7 @@ void emit(YAML::Emitter& out, const T& value) {
       if constexpr (IsOptional<FieldValue<decltype(f)>>::value) {
         if (!member) return;  // absent is not the same as any value
       }
+      if (filled_from_file(value, f.key)) return;  // `file:` stands for them
       out << YAML::Key << std::string(f.key) << YAML::Value;
       emit(out, member);
     });

@@ -52,6 +52,7 @@ std::vector<ConfigProblem> RateProfileConfig::validate() const {
   only_for(period.has_value(), is_diurnal, "period", "diurnal");
   only_for(peak_at.has_value(), is_diurnal, "peakAt", "diurnal");
   only_for(!points.empty(), is_trace, "points", "trace");
+  only_for(file.has_value(), is_trace, "file", "trace");
 
   if (is_constant) {
     if (!rate) {

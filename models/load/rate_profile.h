@@ -14,8 +14,10 @@
 //             peak base*(1+amplitude) at peakAt (+ k*period).
 //   trace:    points {at, rate} linearly interpolated; the first rate holds
 //             before the first point and the last rate after the last point.
-//             Equal consecutive times make a step. (Reading a CSV trace into
-//             points is io/'s job.)
+//             Equal consecutive times make a step. The points are written
+//             inline or come from a CSV file (`file`): the scenario loader
+//             reads the file into `points` (io/csv_inputs.h), so the model
+//             itself never touches a file.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -74,6 +76,9 @@ struct RateProfileConfig {
   std::optional<Duration> peak_at;  // default 0
   // trace
   std::vector<RatePointConfig> points;
+  // trace: the CSV the points were read from (an absolute path once loaded);
+  // unset when they are written inline. Only `points` is used by the model.
+  std::optional<std::string> file;
 
   static constexpr Duration kDefaultPeriod = std::chrono::hours(24);
 
@@ -96,6 +101,9 @@ struct RateProfileConfig {
               kNonNegative),
         field("points", &RateProfileConfig::points,
               "kind trace: {at, rate} samples sorted by time, linearly interpolated; the last rate holds."),
+        field("file", &RateProfileConfig::file,
+              "kind trace: a CSV file of the points instead of `points`: a header `at,rate`, then a point a "
+              "row (see CSV inputs). Relative to the file that names it."),
     };
   }
 

@@ -76,6 +76,7 @@ std::vector<ConfigProblem> ServiceTimeConfig::validate() const {
   only_for(p50.has_value(), is_lognormal, "p50", "lognormal");
   only_for(p99.has_value(), is_lognormal, "p99", "lognormal");
   only_for(!samples.empty(), is_empirical, "samples", "empirical");
+  only_for(file.has_value(), is_empirical, "file", "empirical");
 
   auto positive = [&](const std::optional<Duration>& d, std::string_view key) {
     if (!d) {

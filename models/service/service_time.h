@@ -8,7 +8,10 @@
 //                one of them uniformly (a bootstrap), so the distribution is
 //                exactly the samples' empirical distribution. quantile(q) is
 //                the inverse empirical CDF (the smallest sample x with
-//                F(x) >= q). Reading the samples from a CSV is io/'s job.
+//                F(x) >= q). The samples are written inline or come from
+//                a CSV file (`file`): the scenario loader reads the file
+//                into `samples` (io/csv_inputs.h), so the model itself
+//                never touches a file.
 // Samples are rounded to the ns and are at least 1 ns.
 #include <optional>
 #include <string>
@@ -33,6 +36,9 @@ struct ServiceTimeConfig {
   std::optional<Duration> p50;       // lognormal
   std::optional<Duration> p99;       // lognormal
   std::vector<Duration> samples;     // empirical
+  // empirical: the CSV the samples were read from (an absolute path once
+  // loaded); unset when they are written inline. Only `samples` is used here.
+  std::optional<std::string> file;
 
   static constexpr std::string_view kTypeName = "ServiceTime";
   static constexpr auto fields() {
@@ -46,6 +52,9 @@ struct ServiceTimeConfig {
               kPositive),
         field("samples", &ServiceTimeConfig::samples,
               "kind empirical: observed service times; draws pick one uniformly."),
+        field("file", &ServiceTimeConfig::file,
+              "kind empirical: a CSV file of the samples instead of `samples`: a header `duration`, then a "
+              "sample a row (see CSV inputs). Relative to the file that names it."),
     };
   }
 

@@ -173,5 +173,17 @@ TEST(RateProfileValidate, NamesTheField) {
                           "applies only to kind diurnal"));
 }
 
+TEST(RateProfileValidate, AFileOnlyNamesWherePointsCameFrom) {
+  // The scenario loader reads the file into points; the model uses the points.
+  const RateProfileConfig loaded{.kind = "trace", .points = {{0s, rps(5)}, {1min, rps(7)}}, .file = "/data/t.csv"};
+  EXPECT_TRUE(loaded.validate().empty());
+  EXPECT_DOUBLE_EQ(rate_at(RateProfile(loaded), 30s), 6);
+  // Not read (a config built without the loader): there is nothing to replay.
+  EXPECT_TRUE(has_problem(RateProfileConfig{.kind = "trace", .file = "t.csv"}.validate(), "points", "at least one"));
+  EXPECT_THROW(RateProfile(RateProfileConfig{.kind = "trace", .file = "t.csv"}), SimulationError);
+  EXPECT_TRUE(has_problem(RateProfileConfig{.kind = "constant", .rate = rps(1), .file = "t.csv"}.validate(), "file",
+                          "applies only to kind trace, not constant"));
+}
+
 }  // namespace
 }  // namespace drsim

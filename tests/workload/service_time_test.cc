@@ -129,5 +129,17 @@ TEST(ServiceTimeValidate, NamesTheField) {
                SimulationError);
 }
 
+TEST(ServiceTimeValidate, AFileOnlyNamesWhereSamplesCameFrom) {
+  // The scenario loader reads the file into samples; the model uses the samples.
+  const ServiceTimeConfig loaded{.kind = "empirical", .samples = {3ms, 1ms}, .file = "/data/s.csv"};
+  EXPECT_TRUE(loaded.validate().empty());
+  EXPECT_EQ(ServiceTimeDistribution(loaded).mean(), 2ms);
+  // Not read (a config built without the loader): there is nothing to draw from.
+  EXPECT_TRUE(has_problem(ServiceTimeConfig{.kind = "empirical", .file = "s.csv"}.validate(), "samples",
+                          "at least one"));
+  EXPECT_TRUE(has_problem(ServiceTimeConfig{.kind = "exponential", .mean = 1ms, .file = "s.csv"}.validate(), "file",
+                          "applies only to kind empirical, not exponential"));
+}
+
 }  // namespace
 }  // namespace drsim
