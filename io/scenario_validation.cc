@@ -246,6 +246,62 @@ void check_calls(const std::vector<ServiceConfig>& services, const NameTable& na
   }
 }
 
+// The regions where a service has pods, in topology order.
+std::vector<std::string> serving_regions(const ScenarioSpec& spec, const std::string& service) {
+  std::vector<std::string> out;
+  for (const ServiceConfig& s : spec.topology.config.services) {
+    if (s.name != service) continue;
+    for (const RegionConfig& r : spec.topology.config.regions) {
+      const bool serves = std::any_of(r.zones.begin(), r.zones.end(), [&](const ZoneConfig& z) {
+        return std::any_of(s.replicas.begin(), s.replicas.end(),
+                           [&](const ReplicasConfig& rep) { return rep.zone == z.name && rep.replicas > 0; });
+      });
+      if (serves) out.push_back(r.name);
+    }
+  }
+  return out;
+}
+
+// A geo-routed population can only be sent to regions where its entry
+// service runs: anything else is a typo or a plan that can never serve.
+void check_routing(const ScenarioSpec& spec, const ClientPopulationConfig& population, const std::string& path,
+                   const SourceMap& where, std::vector<Diagnostic>& out) {
+  std::vector<Diagnostic> ignored;
+  NameTable regions("region", where);
+  for (const RegionConfig& r : spec.topology.config.regions) regions.add(r.name, "", ignored);
+  const std::vector<std::string> serving = serving_regions(spec, population.service);
+  for (std::size_t j = 0; j < population.routing->regions.size(); ++j) {
+    const std::string& region = population.routing->regions[j].region;
+    const std::string at = indexed(path + ".regions", j) + ".region";
+    if (!regions.contains(region)) {
+      regions.check_reference(region, at, out);
+    } else if (std::find(serving.begin(), serving.end(), region) == serving.end()) {
+      out.push_back(where.at(at, "service " + quote(population.service) + " has no pods in region " + quote(region)));
+    }
+  }
+}
+
+// routing:weight acts on one of the regions the population's router knows.
+void check_routed_region(const ScenarioSpec& spec, const ActionConfig& a, const std::string& path,
+                         const SourceMap& where, std::vector<Diagnostic>& out) {
+  for (const ClientPopulationConfig& population : spec.load) {
+    if (population.name != a.target.population) continue;
+    if (!population.routing) {
+      out.push_back(where.at(path + ".target.population", "population " + quote(population.name) +
+                                                              " has no routing to change (add spec.load[].routing)"));
+      return;
+    }
+    std::vector<std::string> candidates;
+    for (const RegionWeightConfig& r : population.routing->regions) candidates.push_back(r.region);
+    if (candidates.empty()) candidates = serving_regions(spec, population.service);
+    if (std::find(candidates.begin(), candidates.end(), a.target.region) == candidates.end()) {
+      out.push_back(where.at(path + ".target.region", "population " + quote(population.name) +
+                                                          " is not routed to region " + quote(a.target.region)));
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const SourceMap& where) {
@@ -279,10 +335,8 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     populations.add(population.name, p + ".name", out);
     services.check_reference(population.service, p + ".service", out);
     if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
-    report(p + ".load", population.load.validate());
-    if (population.arrivals != "poisson" && population.arrivals != "deterministic") {
-      out.push_back(where.at(p + ".arrivals", "expected poisson or deterministic, got " + quote(population.arrivals)));
-    }
+    report(p, population.validate());
+    if (population.routing) check_routing(spec, population, p + ".routing", where, out);
   }
   return out;
 }
@@ -299,10 +353,13 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
   for (const LinkConfig& l : spec.topology.config.links) links.add(l.name, "", ignored);
   NameTable services("service", where);
   for (const ServiceConfig& s : spec.topology.config.services) services.add(s.name, "", ignored);
+  NameTable populations("population", where);
+  for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
   const std::map<std::string_view, const NameTable*> targets{{to_string(TargetField::kZone), &zones},
                                                              {to_string(TargetField::kRegion), &regions},
                                                              {to_string(TargetField::kLink), &links},
-                                                             {to_string(TargetField::kService), &services}};
+                                                             {to_string(TargetField::kService), &services},
+                                                             {to_string(TargetField::kPopulation), &populations}};
 
   const std::vector<ActionConfig>& timeline = spec.timeline;
   NameTable actions("action", where);
@@ -334,6 +391,9 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
                                                            quote(a.target.zone)));
           }
         }
+      }
+      if (info->target.contains(TargetField::kPopulation) && regions.contains(a.target.region)) {
+        check_routed_region(spec, a, p, where, out);
       }
     } else {
       out.push_back(where.at(p + ".action", unknown_name_message("action", a.action, known, "known actions")));

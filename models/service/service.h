@@ -14,9 +14,7 @@
 // service.queue_length and service.pods (pods taking new work). KPIs per zone at stop: utilization mean and peak,
 // overload seconds (time with requests queued), rejected.
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <string_view>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +27,8 @@
 #include "models/service/service_time.h"
 #include "models/timeline/timeline.h"
 #include "models/topology/failure_domains.h"
+#include "models/traffic/retry_budget.h"
+#include "models/traffic/retry_policy.h"
 #include "sim/component.h"
 
 namespace drsim {
@@ -46,7 +46,10 @@ class Service : public Component, public JobOwner {
   // Hands a job to the service. Returns nullopt when accepted (the owner
   // hears later, or never if black-holed), or the outcome of an immediate
   // failure. caller_zone is a topology zone index, for zone affinity.
-  std::optional<ServeOutcome> submit(Job job, std::optional<ZoneIndex> caller_zone = std::nullopt);
+  // region, when given, confines the balancer to the service's zones in that
+  // region (geo routing chose it).
+  std::optional<ServeOutcome> submit(Job job, std::optional<ZoneIndex> caller_zone = std::nullopt,
+                                     std::optional<RegionIndex> region = std::nullopt);
 
   // Operator action traffic:cut: the zone's share is route weight x ratio.
   void set_cut_ratio(std::size_t zone, double ratio);
@@ -85,6 +88,8 @@ class Service : public Component, public JobOwner {
   void stop() override;
 
  private:
+  static constexpr std::uint32_t kNotRecorded = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kNoCall = 0xFFFFFFFFu;
   struct Pod {
     std::size_t zone = 0;
     bool up = true;            // its zone is up
@@ -92,23 +97,35 @@ class Service : public Component, public JobOwner {
     bool terminating = false;  // scaled down while busy: no new work
     bool routable() const { return up && present && !terminating; }
     std::uint32_t busy = 0;
-    std::deque<Job> queue;
+    JobQueue queue;
     // One per worker slot: the job's own work, then its calls.
     struct Slot {
       bool occupied = false;
+      bool failed = false;
       EventId work;                  // pending while the job's own work runs
       std::uint32_t generation = 0;  // bumped when freed: late call answers are ignored
       std::uint32_t step = 0;        // the call step under way
       std::uint32_t outstanding = 0; // calls of that step not answered yet
-      bool failed = false;
+      Job job;                       // the job in service (arrived: when it reached the service)
+      std::uint32_t first_call = kNoCall;  // its calls under way (a list through CallRecord::next)
+      bool sending = false;                // its step's calls are being sent: the step cannot end yet
     };
     std::vector<Slot> slots;
+    // Bit i % 64 of word i / 64 is set while slot i is free, so a job finds
+    // the lowest free slot without walking the slots (see take_slot).
+    std::vector<std::uint64_t> free_slots;
     std::uint32_t outstanding() const { return busy + static_cast<std::uint32_t>(queue.size()); }
   };
   struct Zone {
     std::string name;
     std::optional<ZoneIndex> topology_zone;
+    std::optional<RegionIndex> region;  // of topology_zone
     std::vector<std::size_t> pods;
+    // Kept in step with every pod change (change_pod), so that routing and
+    // the gauges never count pods per request.
+    std::uint32_t routable_pods = 0;          // taking new work: the zone's routing weight
+    std::uint32_t live_pods = 0;              // up and present, terminating included
+    std::uint32_t idle_routable_workers = 0;  // free worker slots of routable pods (zone affinity)
     double cut_ratio = 1.0;
     double swrr_current = 0;  // smooth weighted round-robin state
     std::size_t next_pod = 0;
@@ -120,9 +137,12 @@ class Service : public Component, public JobOwner {
     CounterId arrivals, waited, rejected, completed;
     LatencyId response;
     GaugeId utilization, queue_length, pod_count;
+    // What queue_length and pod_count were last set to (see update_gauges).
+    std::size_t queued_recorded = kNotRecorded;
+    std::uint32_t pods_recorded = kNotRecorded;
   };
 
-  std::optional<std::size_t> pick_zone(std::optional<ZoneIndex> caller_zone);
+  std::optional<std::size_t> pick_zone(std::optional<ZoneIndex> caller_zone, std::optional<RegionIndex> region);
   // The job reaches zone z: a pod takes it, queues it or rejects it.
   std::optional<ServeOutcome> deliver(std::size_t z, Job job);
   // The answer travels back to the caller's zone, if it can.
@@ -131,18 +151,54 @@ class Service : public Component, public JobOwner {
   // when unreachable, zero when either end is outside the topology.
   std::optional<Duration> network_delay(std::uint32_t caller_zone, std::size_t z, bool towards_service);
   std::optional<std::size_t> pick_pod(Zone& zone);
-  // Pods that take new work: weights of the zone pick and zone affinity.
-  std::uint32_t up_pods(const Zone& zone) const;
-  // Workers of running pods (up and present, terminating included): the
-  // denominator of utilisation.
-  std::uint32_t live_workers(const Zone& zone) const;
   std::size_t add_pod(std::size_t zone);
+  // Every change to a pod's up, present, terminating or busy goes through
+  // here: change(pod) runs between taking the pod out of its zone's counts
+  // and putting it back in.
+  template <class Change>
+  void change_pod(std::size_t pod, Change&& change);
+  // Adds (sign +1) or removes (sign -1) the pod's share of its zone's counts.
+  void count_pod(const Pod& pod, int sign);
   // Ends the pod's jobs in service and in queue; adds them to refused when
   // they are to be refused rather than black-holed.
   void drop_work(std::size_t pod, bool refuse, std::vector<std::pair<JobOwner*, std::uint64_t>>& refused);
+  // The lowest free slot, now occupied; the pod must have one.
+  std::size_t take_slot(Pod& pod);
+  // Frees the slot; its generation moves on so late call answers are ignored.
+  void release_slot(Pod& pod, std::size_t slot);
   void begin_service(std::size_t pod, Job job);
   void work_done(std::size_t pod, std::size_t slot);
   void start_step(std::size_t pod, std::size_t slot);
+  // One call of a step, with its own timeout and retries. Records are pooled
+  // and reused, so a call allocates nothing; the token of an attempt is
+  // (generation << 32) | record, and a late answer to an attempt given up on
+  // finds another generation and is ignored.
+  struct CallRecord {
+    std::uint32_t pod = 0, slot = 0;
+    std::uint32_t edge = 0;  // index in config().calls
+    Service* callee = nullptr;
+    std::uint32_t generation = 0;
+    std::uint32_t attempt = 0;
+    bool attempt_outstanding = false;
+    EventId timeout;        // the whole call
+    EventId attempt_timer;  // the attempt's timeout, or the backoff wait
+    std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
+  };
+  // Per entry of config().calls: its retry policy and budget.
+  struct CallEdge {
+    RetryPolicy retry;
+    std::optional<RetryBudget> budget;
+    std::optional<Duration> timeout;
+  };
+  std::uint32_t new_call(std::size_t pod, std::size_t slot, std::uint32_t edge, Service* callee);
+  void send_attempt(std::uint32_t call);
+  void attempt_failed(std::uint32_t call, AttemptFailure failure);
+  // The call is over: it succeeded or it failed for good.
+  void call_done(std::uint32_t call, bool ok);
+  void free_call(std::uint32_t call);
+  // Ends the slot's calls under way (the slot is being freed).
+  void drop_calls(Pod::Slot& slot);
+  void end_step(std::size_t pod, std::size_t slot);
   void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
   void on_topology_change();
   void update_gauges(std::size_t zone);
@@ -151,11 +207,20 @@ class Service : public Component, public JobOwner {
   FailureDomains* domains_;
   ServiceTimeDistribution service_time_;
   std::vector<Zone> zones_;
+  // This service's zone in each topology zone (validation allows one at
+  // most), for zone affinity; kNoZone where it has none.
+  static constexpr std::size_t kNoZone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> zone_in_topology_zone_;
   std::vector<Pod> pods_;
-  // Jobs in service, by (pod, slot): the job and when it started.
-  std::vector<std::vector<Job>> in_service_;
   // Calls, as steps: the calls of one step run at once.
-  std::vector<std::vector<Service*>> call_steps_;
+  struct StepCall {
+    Service* callee = nullptr;
+    std::uint32_t edge = 0;
+  };
+  std::vector<std::vector<StepCall>> call_steps_;
+  std::vector<CallEdge> call_edges_;
+  std::vector<CallRecord> call_records_;
+  std::uint32_t free_call_ = kNoCall;
   std::optional<WindowedMetrics> metrics_;
   Duration metrics_window_;
   double slowdown_ = 1.0;

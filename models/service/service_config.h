@@ -12,6 +12,7 @@
 
 #include "models/config_problem.h"
 #include "models/service/service_time.h"
+#include "models/traffic/retry_policy.h"
 #include "sim/fields.h"
 #include "sim/units.h"
 
@@ -39,6 +40,8 @@ struct CallConfig {
   std::string service;
   std::uint32_t count = 1;
   bool parallel = false;
+  std::optional<Duration> timeout;  // none: the worker waits as long as it takes
+  RetryPolicyConfig retry;
 
   static constexpr std::string_view kTypeName = "Call";
   static constexpr auto fields() {
@@ -47,6 +50,11 @@ struct CallConfig {
         field("count", &CallConfig::count, "Calls per request.", kPositive),
         field("parallel", &CallConfig::parallel,
               "Start together with the neighbouring calls that are also parallel, and wait for all of them."),
+        field("timeout", &CallConfig::timeout,
+              "Give up on the call after this long, retries included; the request then fails with cause "
+              "dependency (absent: the worker waits as long as it takes).",
+              kPositive),
+        field("retry", &CallConfig::retry, "How a failed call is retried (default: it is not)."),
     };
   }
 };

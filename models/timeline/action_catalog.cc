@@ -34,10 +34,14 @@ constexpr std::array kCatalog{
     ActionSpecInfo{"service:slow", kService, {"factor"}, {"factor"}, false, true,
                    "A gray failure: the service's service times are multiplied by `factor`. With a duration, "
                    "they are back to normal after it."},
+    ActionSpecInfo{"routing:weight", kPopulation | kRegion, {"weight"}, {"weight"}, false, true,
+                   "An operator edits the population's geo routing (a DNS weighted record): the region's weight "
+                   "becomes `weight` (0 drains it while another region has weight). With a duration, the "
+                   "weight it had is restored after it."},
 };
 
 constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone, TargetField::kRegion,
-                                   TargetField::kLink};
+                                   TargetField::kLink, TargetField::kPopulation};
 }  // namespace
 
 std::span<const ActionSpecInfo> action_catalog() { return kCatalog; }
@@ -55,6 +59,7 @@ std::string_view to_string(TargetField field) {
     case TargetField::kRegion: return "region";
     case TargetField::kLink: return "link";
     case TargetField::kService: return "service";
+    case TargetField::kPopulation: return "population";
   }
   return "?";
 }

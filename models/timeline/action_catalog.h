@@ -11,7 +11,13 @@ namespace drsim {
 
 // One field of an action's `target` (ActionTarget). An action requires a set
 // of them: zone:fail {zone}, traffic:cut {service, zone}, service:slow {service}.
-enum class TargetField : unsigned { kZone = 1u << 0, kRegion = 1u << 1, kLink = 1u << 2, kService = 1u << 3 };
+enum class TargetField : unsigned {
+  kZone = 1u << 0,
+  kRegion = 1u << 1,
+  kLink = 1u << 2,
+  kService = 1u << 3,
+  kPopulation = 1u << 4,
+};
 
 // A set of target fields; every one in the set must be given, no other may be.
 class TargetSet {
@@ -43,7 +49,7 @@ std::span<const ActionSpecInfo> action_catalog();
 const ActionSpecInfo* find_action(std::string_view name);
 // The ActionTarget key of a field: "zone", "service", ...
 std::string_view to_string(TargetField field);
-// Every target field, in the order they are listed: service, zone, region, link.
+// Every target field, in the order they are listed: service, zone, region, link, population.
 std::span<const TargetField> target_fields();
 // The keys of a set, in target_fields() order, joined: "service and zone".
 std::string to_string(TargetSet set, std::string_view conjunction = " and ");

@@ -20,6 +20,7 @@ struct ActionTarget {
   std::string region;
   std::string link;
   std::string service;
+  std::string population;
 
   static constexpr std::string_view kTypeName = "ActionTarget";
   static constexpr auto fields() {
@@ -28,6 +29,7 @@ struct ActionTarget {
         field("region", &ActionTarget::region, "A region of the topology."),
         field("link", &ActionTarget::link, "A link of the topology."),
         field("service", &ActionTarget::service, "A service of the topology."),
+        field("population", &ActionTarget::population, "A client population of the scenario's load."),
     };
   }
 };
@@ -49,6 +51,7 @@ struct ActionConfig {
   std::optional<std::uint32_t> count;
   std::optional<Ratio> percent;
   std::optional<double> factor;
+  std::optional<double> weight;
 
   static constexpr std::string_view kTypeName = "Action";
   static constexpr auto fields() {
@@ -79,6 +82,7 @@ struct ActionConfig {
               "pods:kill: the share of the zone's pods to kill (rounded down, at least one).",
               kPositive | kAtMostOne),
         field("factor", &ActionConfig::factor, "service:slow: service times are multiplied by this.", kPositive),
+        field("weight", &ActionConfig::weight, "routing:weight: the region's new routing weight.", kNonNegative),
     };
   }
 };

@@ -1,40 +1,64 @@
 #include "models/traffic/client_population.h"
 
 #include "sim/errors.h"
+#include "sim/quote.h"
 #include "sim/simulation.h"
 
 namespace drsim {
 
-const char* ClientPopulation::to_string(Cause cause) {
-  switch (cause) {
-    case Cause::kTimeout: return "timeout";
-    case Cause::kRejected: return "rejected";
-    case Cause::kNoTarget: return "no_target";
-    case Cause::kRefused: return "refused";
-    case Cause::kDependency: return "dependency";
-    case Cause::kCount: break;
+std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
+  std::vector<ConfigProblem> problems;
+  auto nest = [&problems](const std::string& prefix, std::vector<ConfigProblem> inner) {
+    for (ConfigProblem& p : inner) problems.push_back({prefix + "." + p.field, std::move(p.message)});
+  };
+  if (arrivals != "poisson" && arrivals != "deterministic") {
+    problems.push_back({"arrivals", "expected poisson or deterministic, got " + quote(arrivals)});
   }
-  return "unknown";
+  if (handshake_round_trips > 10) {
+    problems.push_back({"handshakeRoundTrips",
+                        "expected at most 10 (TCP + TLS 1.2 is 3), got " + std::to_string(handshake_round_trips)});
+  }
+  nest("load", load.validate());
+  nest("retry", retry.validate());
+  if (routing) {
+    nest("routing", routing->validate());
+    if (routing->policy == "latency" && zone.empty()) {
+      problems.push_back({"routing.policy", "expected a population zone with policy latency (the round trips "
+                                            "are measured from it)"});
+    }
+  }
+  if (retry.per_try_timeout && timeout && *retry.per_try_timeout > *timeout) {
+    problems.push_back({"retry.perTryTimeout", "expected at most the population's timeout"});
+  }
+  return problems;
 }
 
 namespace {
-RateProfile checked_profile(const ClientPopulationConfig& config) {
-  const auto problems = config.load.validate();
+ClientPopulationConfig checked(ClientPopulationConfig config) {
+  const auto problems = config.validate();
   if (!problems.empty()) {
-    throw SimulationError("population \"" + config.name + "\": load." + problems.front().field + ": " +
+    throw SimulationError("population \"" + config.name + "\": " + problems.front().field + ": " +
                           problems.front().message);
   }
-  return RateProfile(config.load);
+  return config;
+}
+
+std::optional<RetryBudget> make_budget(const RetryPolicyConfig& config) {
+  if (!config.budget) return std::nullopt;
+  return RetryBudget(*config.budget);
 }
 }  // namespace
 
 ClientPopulation::ClientPopulation(ClientPopulationConfig config, Service& target, std::optional<ZoneIndex> zone,
-                                   Duration metrics_window)
+                                   Duration metrics_window, std::optional<GeoRouter> router)
     : Component("clients/" + config.name),
-      config_(std::move(config)),
+      config_(checked(std::move(config))),
       target_(target),
       zone_(zone),
-      arrivals_(checked_profile(config_), parse_arrival_mode(config_.arrivals)),
+      router_(std::move(router)),
+      retry_(config_.retry),
+      budget_(make_budget(config_.retry)),
+      arrivals_(RateProfile(config_.load), parse_arrival_mode(config_.arrivals)),
       metrics_window_(metrics_window) {}
 
 std::uint64_t ClientPopulation::failed_total() const {
@@ -48,6 +72,7 @@ void ClientPopulation::attach() {
   const Labels labels{{"population", config_.name}};
   offered_counter_ = metrics_->counter("client.offered", labels);
   succeeded_counter_ = metrics_->counter("client.succeeded", labels);
+  retries_counter_ = metrics_->counter("client.retries", labels);
   for (std::size_t c = 0; c < failed_counters_.size(); ++c) {
     failed_counters_[c] =
         metrics_->counter("client.failed", {{"population", config_.name}, {"cause", to_string(Cause(c))}});
@@ -76,7 +101,13 @@ std::uint32_t ClientPopulation::allocate() {
 
 void ClientPopulation::release(std::uint32_t index) {
   Slot& slot = slots_[index];
-  ++slot.generation;  // even: free; a late answer for the old request is ignored
+  cancel(slot.timeout);
+  cancel(slot.attempt_timer);
+  slot.timeout = EventId{};
+  slot.attempt_timer = EventId{};
+  ++slot.generation;  // a late answer for the old request is ignored
+  slot.in_flight = false;
+  slot.attempt_outstanding = false;
   slot.next_free = free_head_;
   free_head_ = index + 1;
   --in_flight_;
@@ -88,18 +119,72 @@ void ClientPopulation::arrive() {
   const SimTime t = now();
   const std::uint32_t index = allocate();
   Slot& slot = slots_[index];
-  ++slot.generation;  // odd: in flight
+  slot.in_flight = true;
+  slot.attempt = 0;
   slot.started = t;
   ++offered_;
   ++in_flight_;
   metrics_->add(offered_counter_, t);
   metrics_->set(in_flight_gauge_, t, static_cast<double>(in_flight_));
-
-  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
+  if (budget_) budget_->deposit(t);
   if (config_.timeout) {
-    slot.timeout = schedule_after(*config_.timeout, "clients.timeout", [this, index] { fail(index, Cause::kTimeout); });
+    slot.timeout = schedule_after(*config_.timeout, "clients.timeout", [this, index] {
+      slots_[index].timeout = EventId{};
+      fail(index, Cause::kTimeout);
+    });
   }
-  if (const auto failure = target_.submit(Job{this, token, t}, zone_)) on_served(token, *failure);
+  start_attempt(index);
+}
+
+void ClientPopulation::start_attempt(std::uint32_t index) {
+  Slot& slot = slots_[index];
+  ++slot.generation;
+  ++slot.attempt;
+  slot.attempt_outstanding = true;
+  slot.attempt_timer = EventId{};
+  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
+  if (retry_.per_try_timeout()) {
+    slot.attempt_timer = schedule_after(*retry_.per_try_timeout(), "clients.attempt_timeout", [this, index] {
+      Slot& s = slots_[index];
+      s.attempt_timer = EventId{};
+      s.attempt_outstanding = false;
+      ++s.generation;  // the attempt's late answer is ignored; its work goes on at the server
+      attempt_failed(index, AttemptFailure::kTimeout);
+    });
+  }
+  std::optional<RegionIndex> region;
+  if (router_) {
+    region = router_->pick(rng());
+    if (!region) {
+      on_served(token, ServeOutcome::kNoTarget);
+      return;
+    }
+  }
+  Job job{this, token, now()};
+  job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
+  if (const auto failure = target_.submit(job, zone_, region)) on_served(token, *failure);
+}
+
+void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failure) {
+  Slot& slot = slots_[index];
+  const SimTime t = now();
+  if (slot.attempt >= retry_.attempts() || !retry_.retries(failure)) {
+    fail(index, failure);
+    return;
+  }
+  if (budget_ && !budget_->try_withdraw(t)) {
+    ++retries_denied_;
+    fail(index, failure);
+    return;
+  }
+  ++retries_;
+  metrics_->add(retries_counter_, t);
+  const Duration wait = retry_.backoff(slot.attempt, rng());
+  if (wait == Duration::zero()) {
+    start_attempt(index);
+    return;
+  }
+  slot.attempt_timer = schedule_after(wait, "clients.backoff", [this, index] { start_attempt(index); });
 }
 
 void ClientPopulation::fail(std::uint32_t index, Cause cause) {
@@ -111,24 +196,23 @@ void ClientPopulation::fail(std::uint32_t index, Cause cause) {
 void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
   const auto index = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
   const auto generation = static_cast<std::uint32_t>(token >> 32);
-  if (index >= slots_.size() || slots_[index].generation != generation) return;  // it timed out already
+  if (index >= slots_.size()) return;
   Slot& slot = slots_[index];
-  cancel(slot.timeout);
-  slot.timeout = EventId{};
-  switch (outcome) {
-    case ServeOutcome::kServed: {
-      const SimTime t = now();
-      ++succeeded_;
-      metrics_->add(succeeded_counter_, t);
-      metrics_->observe(latency_, t, t - slot.started);
-      release(index);
-      return;
-    }
-    case ServeOutcome::kRejected: fail(index, Cause::kRejected); return;
-    case ServeOutcome::kNoTarget: fail(index, Cause::kNoTarget); return;
-    case ServeOutcome::kRefused: fail(index, Cause::kRefused); return;
-    case ServeOutcome::kDependencyFailed: fail(index, Cause::kDependency); return;
+  // A late answer: the request ended, or this attempt was given up on.
+  if (!slot.in_flight || !slot.attempt_outstanding || slot.generation != generation) return;
+  slot.attempt_outstanding = false;
+  cancel(slot.attempt_timer);
+  slot.attempt_timer = EventId{};
+  const auto failure = attempt_failure(outcome);
+  if (!failure) {
+    const SimTime t = now();
+    ++succeeded_;
+    metrics_->add(succeeded_counter_, t);
+    metrics_->observe(latency_, t, t - slot.started);
+    release(index);
+    return;
   }
+  attempt_failed(index, *failure);
 }
 
 void ClientPopulation::stop() {
@@ -148,6 +232,8 @@ void ClientPopulation::stop() {
             static_cast<double>(failed_[c]));
   }
   rec.kpi("client.in_flight", labels, static_cast<double>(in_flight_));
+  rec.kpi("client.retries", labels, static_cast<double>(retries_));
+  rec.kpi("client.retries_denied", labels, static_cast<double>(retries_denied_));
   const std::uint64_t finished = succeeded_ + failed_total();
   rec.kpi("client.availability", labels, finished == 0 ? 1.0 : static_cast<double>(succeeded_) / finished);
   if (succeeded_ > 0) {

@@ -1,14 +1,18 @@
 #pragma once
 // Clients that send requests to a service: an open arrival process (a rate
-// profile, Poisson by default), a per-request timeout, and the end-to-end
-// accounting of every request: it succeeds, fails for a cause (timeout,
-// rejected, no_target, refused, dependency) or is still in flight, never vanishes.
-// At stop it checks offered = succeeded + failed + in flight.
+// profile, Poisson by default), geo routing to a region (optional), a
+// connection set-up of some round trips before each request, a timeout over
+// the whole request, retries (a per-attempt timeout, backoff, a budget), and
+// the end-to-end accounting of every request: it succeeds, fails for a cause
+// (timeout, rejected, no_target, refused, dependency: the last attempt's) or
+// is still in flight, never vanishes. At stop it checks offered = succeeded +
+// failed + in flight.
 //
 // Recorded per window, labelled population: client.offered,
-// client.succeeded, client.failed (plus label cause), client.latency_*_s,
-// client.in_flight. KPIs: the same totals, availability
-// (succeeded / finished) and run latency quantiles.
+// client.succeeded, client.failed (plus label cause), client.retries,
+// client.latency_*_s, client.in_flight. KPIs: the same totals,
+// client.retries_denied (by the budget), availability (succeeded / finished)
+// and run latency quantiles.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -21,6 +25,9 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service.h"
+#include "models/traffic/geo_router.h"
+#include "models/traffic/retry_budget.h"
+#include "models/traffic/retry_policy.h"
 #include "sim/component.h"
 #include "sim/fields.h"
 
@@ -33,6 +40,9 @@ struct ClientPopulationConfig {
   RateProfileConfig load;
   std::string arrivals = "poisson";  // poisson | deterministic
   std::optional<Duration> timeout;   // none: a black-holed request stays in flight
+  std::uint32_t handshake_round_trips = 0;
+  std::optional<GeoRoutingConfig> routing;
+  RetryPolicyConfig retry;
 
   static constexpr std::string_view kTypeName = "ClientPopulation";
   static constexpr auto fields() {
@@ -43,18 +53,35 @@ struct ClientPopulationConfig {
         field("load", &ClientPopulationConfig::load, "Request rate over time.", kRequired),
         field("arrivals", &ClientPopulationConfig::arrivals,
               "Arrival process: poisson (default) or deterministic (evenly spaced)."),
-        field("timeout", &ClientPopulationConfig::timeout, "Clients give up after this long.", kPositive),
+        field("timeout", &ClientPopulationConfig::timeout,
+              "Clients give up on a request after this long, retries included.", kPositive),
+        field("handshakeRoundTrips", &ClientPopulationConfig::handshake_round_trips,
+              "Round trips to the serving zone before each request is sent: 0 on a kept-alive connection, 1 "
+              "for a new TCP connection, 3 for TCP + TLS 1.2, 2 for TCP + TLS 1.3."),
+        field("routing", &ClientPopulationConfig::routing,
+              "Geo routing to a region (absent: the entry service's balancer spreads requests over all its "
+              "zones)."),
+        field("retry", &ClientPopulationConfig::retry, "How failed attempts are retried (default: they are not)."),
     };
   }
+
+  std::vector<ConfigProblem> validate() const;
 };
 
 class ClientPopulation : public Component, public JobOwner {
  public:
-  enum class Cause : std::uint8_t { kTimeout, kRejected, kNoTarget, kRefused, kDependency, kCount };
-  static const char* to_string(Cause cause);
+  // A failed request's cause is its last attempt's failure.
+  using Cause = AttemptFailure;
+  static const char* to_string(Cause cause) { return drsim::to_string(cause); }
 
+  // router: the geo router built from config.routing (absent: no geo
+  // routing).
   ClientPopulation(ClientPopulationConfig config, Service& target, std::optional<ZoneIndex> zone,
-                   Duration metrics_window = std::chrono::seconds(1));
+                   Duration metrics_window = std::chrono::seconds(1), std::optional<GeoRouter> router = std::nullopt);
+
+  const ClientPopulationConfig& config() const { return config_; }
+  // For operator actions (routing:weight) and, later, health checks.
+  GeoRouter* router() { return router_ ? &*router_ : nullptr; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -63,6 +90,8 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint64_t failed(Cause cause) const { return failed_[static_cast<std::size_t>(cause)]; }
   std::uint64_t failed_total() const;
   std::uint64_t in_flight() const { return in_flight_; }
+  std::uint64_t retries() const { return retries_; }
+  std::uint64_t retries_denied() const { return retries_denied_; }
 
  protected:
   void attach() override;
@@ -70,10 +99,17 @@ class ClientPopulation : public Component, public JobOwner {
   void stop() override;
 
  private:
+  // One request in flight, reused once it ends. Answers carry the
+  // generation of the attempt they answer: an attempt that timed out or was
+  // given up on bumps it, so its late answer is ignored.
   struct Slot {
-    std::uint32_t generation = 0;  // odd while the request is in flight
+    std::uint32_t generation = 0;
+    bool in_flight = false;
+    bool attempt_outstanding = false;  // false while backing off
+    std::uint32_t attempt = 0;         // 1 for the first
     SimTime started{};
-    EventId timeout;
+    EventId timeout;        // the whole request
+    EventId attempt_timer;  // the attempt's timeout, or the backoff wait
     std::uint32_t next_free = 0;
   };
 
@@ -81,11 +117,16 @@ class ClientPopulation : public Component, public JobOwner {
   void schedule_next_arrival();
   std::uint32_t allocate();
   void release(std::uint32_t index);
+  void start_attempt(std::uint32_t index);
+  void attempt_failed(std::uint32_t index, AttemptFailure failure);
   void fail(std::uint32_t index, Cause cause);
 
   ClientPopulationConfig config_;
   Service& target_;
   std::optional<ZoneIndex> zone_;
+  std::optional<GeoRouter> router_;
+  RetryPolicy retry_;
+  std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;
   Duration metrics_window_;
   std::vector<Slot> slots_;
@@ -95,9 +136,11 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint64_t succeeded_ = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(Cause::kCount)> failed_{};
   std::uint64_t in_flight_ = 0;
+  std::uint64_t retries_ = 0;
+  std::uint64_t retries_denied_ = 0;
 
   std::optional<WindowedMetrics> metrics_;
-  CounterId offered_counter_, succeeded_counter_;
+  CounterId offered_counter_, succeeded_counter_, retries_counter_;
   std::array<CounterId, static_cast<std::size_t>(Cause::kCount)> failed_counters_{};
   LatencyId latency_;
   GaugeId in_flight_gauge_;

@@ -99,3 +99,62 @@ TEST(CallGraph, AFailedCallFailsTheRequestAsADependencyFailure) {
 
 }  // namespace
 }  // namespace drsim
+
+namespace drsim {
+namespace {
+
+CallConfig call(std::string service, std::optional<Duration> timeout, std::uint32_t attempts = 1,
+                std::optional<Duration> per_try = std::nullopt) {
+  CallConfig c{std::move(service), 1, false};
+  c.timeout = timeout;
+  c.retry.attempts = attempts;
+  c.retry.per_try_timeout = per_try;
+  c.retry.backoff.base = Duration::zero();
+  return c;
+}
+
+TEST(CallTimeouts, ACallTimeoutFailsTheRequestAndFreesTheWorker) {
+  // db takes 1 s; front gives up after 100 ms: the request fails as a
+  // dependency failure after 10 + 100 ms, and front's worker is free again.
+  World w({service("front", 10ms, {call("db", 100ms)}, 1), service("db", 1s, {}, 100)}, 5);
+  w.sim.run_until(SimTime{60s});
+  w.sim.finish();
+  EXPECT_EQ(w.clients->succeeded(), 0u);
+  EXPECT_EQ(w.clients->failed(ClientPopulation::Cause::kDependency) + w.clients->in_flight(),
+            w.clients->offered());
+  EXPECT_EQ(w.clients->failed(ClientPopulation::Cause::kTimeout), 0u);
+  // One worker, 110 ms per request at 5 rps: nobody waits for front.
+  EXPECT_LT(w.kpi("zone.utilization_peak", {{"service", "front"}, {"zone", "a"}}), 1.0 + 1e-9);
+}
+
+TEST(CallTimeouts, PerTryTimeoutsRetryAndEachAttemptCostsTheCallee) {
+  World w({service("front", 10ms, {call("db", 1s, 3, 100ms)}, 10), service("db", 500ms, {}, 1000)}, 10);
+  w.sim.run_until(SimTime{60s});
+  w.sim.finish();
+  // Attempts at 10, 110 and 210 ms all time out: failure at 310 ms, three
+  // arrivals at db per request.
+  EXPECT_EQ(w.clients->succeeded(), 0u);
+  EXPECT_EQ(w.clients->failed(ClientPopulation::Cause::kDependency), w.clients->failed_total());
+  double seen = 0;
+  for (const auto& s : w.sim.recorder().series_list()) {
+    if (s.metric != "service.arrivals" || s.labels[0].second != "db") continue;
+    for (double v : s.value) seen += v;
+  }
+  // Requests still in flight at the horizon may not have made all three.
+  EXPECT_GE(seen, 3.0 * w.clients->failed_total());
+  EXPECT_LE(seen, 3.0 * w.clients->offered());
+  EXPECT_GT(w.clients->failed_total(), 590u);
+}
+
+TEST(CallTimeouts, ARetriedCallSucceedsWhenTheSlowAttemptIsAbandoned) {
+  // db answers in 50 ms, within the 80 ms per-try timeout: the first attempt
+  // succeeds, and its timer must not fire afterwards.
+  World w({service("front", 10ms, {call("db", 1s, 2, 80ms)}), service("db", 50ms)});
+  w.sim.run_until(SimTime{30s});
+  w.sim.finish();
+  EXPECT_EQ(w.clients->failed_total(), 0u);
+  EXPECT_NEAR(w.kpi("client.latency_p50_s", {{"population", "users"}}), 0.060, 0.060 * 0.01);
+}
+
+}  // namespace
+}  // namespace drsim

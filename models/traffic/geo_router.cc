@@ -1,0 +1,123 @@
+#include "models/traffic/geo_router.h"
+
+#include <algorithm>
+
+#include "sim/errors.h"
+
+namespace drsim {
+
+std::vector<ConfigProblem> GeoRoutingConfig::validate() const {
+  std::vector<ConfigProblem> problems;
+  if (policy != "weighted" && policy != "latency") {
+    problems.push_back({"policy", "expected weighted or latency, got \"" + policy + "\""});
+  }
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (regions[j].region == regions[i].region) {
+        problems.push_back({"regions[" + std::to_string(i) + "].region",
+                            "expected each region once, got \"" + regions[i].region + "\" again"});
+      }
+    }
+  }
+  return problems;
+}
+
+GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, std::optional<ZoneIndex> client_zone,
+                     const std::vector<RegionIndex>& serving_regions)
+    : latency_(config.policy == "latency") {
+  if (config.regions.empty()) {
+    for (RegionIndex r : serving_regions) candidates_.push_back({r, 1.0, true});
+  } else {
+    for (const RegionWeightConfig& entry : config.regions) {
+      const auto region = topology.find_region(entry.region);
+      if (!region) throw SimulationError("routing: unknown region \"" + entry.region + "\"");
+      candidates_.push_back({*region, entry.weight, true});
+    }
+  }
+  if (!latency_) return;
+  if (!client_zone) throw SimulationError("routing policy latency needs the population's zone");
+  // Nearest region first, by the best nominal round trip to any of its zones;
+  // ties keep the configured order.
+  const TopologyState nominal = topology.nominal_state();
+  auto distance = [&](RegionIndex r) {
+    std::optional<Duration> best;
+    for (ZoneIndex z : topology.zones_of(r)) {
+      const auto rtt = topology.rtt(*client_zone, z, nominal);
+      if (rtt && (!best || *rtt < *best)) best = rtt;
+    }
+    return best.value_or(Duration::max());
+  };
+  std::stable_sort(candidates_.begin(), candidates_.end(),
+                   [&](const Candidate& a, const Candidate& b) { return distance(a.region) < distance(b.region); });
+}
+
+std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) {
+  // Route 53's rule for weights that are all zero: answer with every
+  // available record alike. So a zero weight drains a region only while
+  // another available region has a positive one.
+  double total = 0;
+  std::size_t available_count = 0;
+  for (const Candidate& c : candidates_) {
+    if (!c.available) continue;
+    total += c.weight;
+    ++available_count;
+  }
+  if (available_count == 0) return std::nullopt;
+  const bool all_zero = total <= 0;
+  auto weight_of = [all_zero](const Candidate& c) { return all_zero ? 1.0 : c.weight; };
+  if (latency_) {
+    for (const Candidate& c : candidates_) {
+      if (c.available && weight_of(c) > 0) return c.region;
+    }
+    return std::nullopt;
+  }
+  if (all_zero) total = static_cast<double>(available_count);
+  double draw = rng.uniform() * total;
+  std::optional<RegionIndex> last;
+  for (const Candidate& c : candidates_) {
+    if (!c.available || weight_of(c) <= 0) continue;
+    last = c.region;
+    if (draw < weight_of(c)) return c.region;
+    draw -= weight_of(c);
+  }
+  return last;  // rounding at the top end
+}
+
+GeoRouter::Candidate& GeoRouter::candidate(RegionIndex region) {
+  for (Candidate& c : candidates_) {
+    if (c.region == region) return c;
+  }
+  throw SimulationError("routing: region " + std::to_string(region) + " is not a candidate");
+}
+
+const GeoRouter::Candidate* GeoRouter::find(RegionIndex region) const {
+  for (const Candidate& c : candidates_) {
+    if (c.region == region) return &c;
+  }
+  return nullptr;
+}
+
+void GeoRouter::set_weight(RegionIndex region, double weight) {
+  if (!(weight >= 0)) throw SimulationError("routing: weight must be non-negative");
+  candidate(region).weight = weight;
+}
+
+void GeoRouter::set_available(RegionIndex region, bool available) { candidate(region).available = available; }
+
+double GeoRouter::weight(RegionIndex region) const {
+  const Candidate* c = find(region);
+  return c ? c->weight : 0.0;
+}
+
+bool GeoRouter::available(RegionIndex region) const {
+  const Candidate* c = find(region);
+  return c != nullptr && c->available;
+}
+
+std::vector<RegionIndex> GeoRouter::regions() const {
+  std::vector<RegionIndex> out;
+  for (const Candidate& c : candidates_) out.push_back(c.region);
+  return out;
+}
+
+}  // namespace drsim
