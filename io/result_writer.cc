@@ -1,5 +1,6 @@
 #include "io/result_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -8,7 +9,9 @@
 #include <system_error>
 
 #include "io/scenario_loader.h"
+#include "models/timeline/timeline.h"
 #include "sim/errors.h"
+#include "sim/units.h"
 
 namespace drsim {
 
@@ -78,6 +81,18 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
+FaultReport fault_report(const RunResult& result) {
+  const ScenarioSpec& spec = result.scenario.spec;
+  std::vector<PopulationTimeout> populations;
+  for (const ClientPopulationConfig& p : spec.load) populations.push_back(PopulationTimeout{p.name, p.timeout});
+  FaultReport report;
+  report.windows = client_windows(result.recorder(), populations, spec.metrics_window, result.outcome.end_time);
+  std::vector<FaultStep> steps;
+  if (const auto* timeline = result.simulation->find<Timeline>("timeline")) steps = fault_steps(*timeline);
+  report.impacts = assess_fault_impact(steps, report.windows, spec.objectives.success_ratio);
+  return report;
+}
+
 std::string timeseries_csv(const Recorder& recorder) {
   const std::vector<std::string> keys = recorder.label_keys();
   std::string out = "t_s,metric";
@@ -131,6 +146,32 @@ std::string kpis_json(const RunResult& result) {
 }
 
 namespace {
+// An optional value as a CSV field: empty when none.
+std::string field_text(const std::optional<double>& v) { return v ? number_text(*v) : ""; }
+std::string field_text(const std::optional<SimTime>& t) { return t ? format_seconds(*t) : ""; }
+std::string field_text(const std::optional<Duration>& d) { return d ? format_seconds(*d) : ""; }
+}  // namespace
+
+std::string faults_csv(const FaultReport& report) {
+  std::string out = "step,action,target,start_s,end_s,offered,succeeded,errors";
+  for (const std::string& cause : report.windows.causes) out.append(",").append(csv_field("failed_" + cause));
+  out += ",success_ratio,first_failure_s,time_to_recover_s,time_to_recover_after_end_s\n";
+  for (const FaultImpact& f : report.impacts) {
+    const ImpactFigures& all = f.all;
+    out.append(csv_field(f.step.step)).append(",").append(csv_field(f.step.action));
+    out.append(",").append(csv_field(f.step.target)).append(",").append(format_seconds(f.step.start));
+    out.append(",").append(field_text(f.step.end));
+    out.append(",").append(number_text(all.offered)).append(",").append(number_text(all.succeeded));
+    out.append(",").append(number_text(all.failed));
+    for (double n : all.failed_by_cause) out.append(",").append(number_text(n));
+    out.append(",").append(field_text(all.success_ratio)).append(",").append(field_text(all.first_failure));
+    out.append(",").append(field_text(all.time_to_recover));
+    out.append(",").append(field_text(all.time_to_recover_after_end)).append("\n");
+  }
+  return out;
+}
+
+namespace {
 std::string run_json(const RunResult& result) {
   std::ostringstream out;
   out << "{\n";
@@ -154,9 +195,60 @@ void write_results(const RunResult& result, const std::filesystem::path& dir) {
   write_file(dir / "timeseries.csv", timeseries_csv(result.recorder()));
   write_file(dir / "events.csv", events_csv(result.recorder()));
   write_file(dir / "kpis.json", kpis_json(result));
+  write_file(dir / "faults.csv", faults_csv(fault_report(result)));
   write_file(dir / "scenario.yaml", to_yaml(result.scenario));
   write_file(dir / "run.json", run_json(result));
 }
+
+namespace {
+
+bool is_fault_kpi(const Recorder::Kpi& k) { return k.name.starts_with("fault."); }
+
+// "99.982%": three decimals tell 99.95% from the default objective, 99.9%.
+std::string percent_text(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f%%", ratio * 100);
+  return buf;
+}
+
+// Text in a column of at least `width` characters: left-aligned, or right-
+// aligned for numbers. Longer text widens its row rather than being cut.
+std::string left(std::string_view text, std::size_t width) {
+  std::string out(text);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+std::string right(std::string_view text, std::size_t width) {
+  std::string out(text.size() < width ? width - text.size() : 0, ' ');
+  return out.append(text);
+}
+
+// Each step: when, how many requests failed, how long until the success ratio
+// was back at the objective (from the start, and after the step's end).
+std::string fault_table(const FaultReport& report, const ScenarioSpec& spec) {
+  std::ostringstream out;
+  out << "Faults (objective: " << format_ratio(spec.objectives.success_ratio)
+      << " of the requests finished in each " << format_duration(spec.metrics_window) << " window succeed):\n";
+  auto row = [&](std::string_view step, std::string_view action, std::string_view from, std::string_view to,
+                 std::string_view errors, std::string_view success, std::string_view recovered,
+                 std::string_view after_end) {
+    out << "  " << left(step, 20) << " " << left(action, 14) << " " << left(from, 12) << " " << left(to, 12) << " "
+        << right(errors, 9) << " " << right(success, 9) << "  " << left(recovered, 12) << " " << after_end << "\n";
+  };
+  row("step", "action", "from", "to", "errors", "success", "recovered", "after end");
+  for (const FaultImpact& f : report.impacts) {
+    const ImpactFigures& all = f.all;
+    const std::string after_end = !f.step.end                     ? "-"
+                                  : all.time_to_recover_after_end ? format_duration(*all.time_to_recover_after_end)
+                                                                  : "never";
+    row(f.step.step, f.step.action, format_clock(f.step.start), f.step.end ? format_clock(*f.step.end) : "-",
+        number_text(all.failed), all.success_ratio ? percent_text(*all.success_ratio) : "-",
+        all.time_to_recover ? format_duration(*all.time_to_recover) : "never", after_end);
+  }
+  return out.str();
+}
+
+}  // namespace
 
 std::string summary_text(const RunResult& result) {
   std::ostringstream out;
@@ -180,10 +272,18 @@ std::string summary_text(const RunResult& result) {
       out << line << e.detail[i] << "\n";
     }
   }
+  // Without clients there is no impact to show (every figure would be none).
+  const FaultReport faults = fault_report(result);
+  if (!faults.impacts.empty() && !faults.windows.populations.empty()) {
+    out << "\n" << fault_table(faults, result.scenario.spec);
+  }
+  // The fault.* KPIs are the table above, per population too: kpis.json has them.
   const auto& kpis = result.recorder().kpis();
-  if (!kpis.empty()) {
+  const bool others = std::any_of(kpis.begin(), kpis.end(), [](const Recorder::Kpi& k) { return !is_fault_kpi(k); });
+  if (others) {
     out << "\nKPIs:\n";
     for (const auto& k : kpis) {
+      if (is_fault_kpi(k)) continue;
       std::string name = k.name;
       for (const auto& [key, v] : k.labels) name.append(" ").append(key).append("=").append(v);
       char line[160];

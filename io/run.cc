@@ -1,12 +1,32 @@
 #include "io/run.h"
 
+#include <algorithm>
+
+#include "io/result_writer.h"
+#include "models/metrics/fault_impact.h"
+#include "models/metrics/zone_rollup.h"
 #include "models/service/service.h"
 #include "models/timeline/timeline.h"
 #include "models/topology/failure_domains.h"
 #include "models/traffic/client_population.h"
+#include "models/traffic/routing_actions.h"
 #include "sim/errors.h"
 
 namespace drsim {
+
+namespace {
+// The regions where the service has pods, in the order of its zones.
+std::vector<RegionIndex> serving_regions(const Service& service, const Topology& topology) {
+  std::vector<RegionIndex> regions;
+  for (std::size_t z = 0; z < service.zone_count(); ++z) {
+    const auto zone = topology.find_zone(service.zone_name(z));
+    if (!zone) continue;
+    const RegionIndex r = topology.region_of(*zone);
+    if (std::find(regions.begin(), regions.end(), r) == regions.end()) regions.push_back(r);
+  }
+  return regions;
+}
+}  // namespace
 
 std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options) {
   const ScenarioSpec& spec = scenario.spec;
@@ -24,6 +44,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     return nullptr;
   };
   for (Service* s : services) s->connect_calls(find_service);
+  std::vector<ClientPopulation*> populations;
   for (const ClientPopulationConfig& config : spec.load) {
     Service* target = nullptr;
     for (Service* s : services) {
@@ -32,9 +53,12 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     if (target == nullptr) {  // the loader has checked references: a bug
       throw SimulationError("population \"" + config.name + "\": unknown service \"" + config.service + "\"");
     }
+    const Topology& topology = domains.topology();
     std::optional<ZoneIndex> zone;
-    if (!config.zone.empty()) zone = domains.topology().find_zone(config.zone);
-    sim->add<ClientPopulation>(config, *target, zone, spec.metrics_window);
+    if (!config.zone.empty()) zone = topology.find_zone(config.zone);
+    std::optional<GeoRouter> router;
+    if (config.routing) router.emplace(*config.routing, topology, zone, serving_regions(*target, topology));
+    populations.push_back(&sim->add<ClientPopulation>(config, *target, zone, spec.metrics_window, std::move(router)));
   }
 
   std::vector<TimelineStep> steps;
@@ -45,6 +69,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   auto& timeline = sim->add<Timeline>("timeline", std::move(steps));
   domains.register_actions(timeline);
   register_service_actions(timeline, std::move(services));
+  register_routing_actions(timeline, std::move(populations), domains.topology());
   return sim;
 }
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
@@ -67,6 +92,11 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   // Components flush and write their KPIs even when a guard stopped the run:
   // a stopped run still reports what it has.
   result.simulation->finish();
+  // Derived KPIs, from what the components recorded (a stopped run's too).
+  Recorder& recorder = result.simulation->recorder();
+  const FaultReport faults = fault_report(result);
+  record_fault_impact(recorder, faults.impacts, faults.windows);
+  record_zone_rollups(recorder, scenario.spec.topology.config);
   return result;
 }
 

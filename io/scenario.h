@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/metrics/objectives.h"
 #include "models/service/service_config.h"
 #include "models/timeline/action_config.h"
 #include "models/topology/topology_config.h"
@@ -88,6 +89,7 @@ struct ScenarioSpec {
   std::vector<ClientPopulationConfig> load;
   Duration metrics_window = std::chrono::seconds(1);
   std::vector<ActionConfig> timeline;
+  ObjectivesConfig objectives;
 
   static constexpr std::string_view kTypeName = "ScenarioSpec";
   static constexpr auto fields() {
@@ -102,6 +104,8 @@ struct ScenarioSpec {
         field("metricsWindow", &ScenarioSpec::metrics_window,
               "Width of the windows of per-window series (counts, latency quantiles, gauges).", kPositive),
         field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
+        field("objectives", &ScenarioSpec::objectives,
+              "What the run is judged against: the success ratio the clients must get back to after a fault."),
     };
   }
 };

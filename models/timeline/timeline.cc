@@ -54,6 +54,7 @@ void Timeline::attach() {
 }
 
 void Timeline::start() {
+  applied_position_.assign(steps_.size(), 0);
   for (std::size_t i = 0; i < steps_.size(); ++i) {
     schedule_at(steps_[i].start, "timeline.apply", [this, i] { run(i, ActionPhase::kApply); }, kPriority);
     if (steps_[i].end) {
@@ -67,8 +68,12 @@ void Timeline::run(std::size_t index, ActionPhase phase) {
   const std::string what = describe_action(step.action);
   if (phase == ActionPhase::kApply) {
     ++applied_;
+    applied_position_[index] = applied_steps_.size();
+    applied_steps_.push_back(AppliedStep{index, now(), std::nullopt});
     log_event(step.action.action, step.action.name + (what.empty() ? "" : ": " + what));
   } else {
+    // The undo is scheduled after the apply, so the step has its entry.
+    applied_steps_[applied_position_[index]].undone = now();
     log_event(step.action.action + ":end", step.action.name + " (duration over)" + (what.empty() ? "" : ": " + what));
   }
   handlers_.find(step.action.action)->second(step.action, phase);

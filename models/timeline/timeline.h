@@ -23,6 +23,14 @@ struct TimelineStep {
 
 enum class ActionPhase { kApply, kUndo };
 
+// A step as it ran: when it was applied and, if its duration ran out within
+// the run, when it was undone.
+struct AppliedStep {
+  std::size_t step = 0;  // index into Timeline::steps()
+  SimTime applied{};
+  std::optional<SimTime> undone;
+};
+
 using ActionHandler = std::function<void(const ActionConfig&, ActionPhase)>;
 
 class Timeline : public Component {
@@ -38,6 +46,9 @@ class Timeline : public Component {
   const std::vector<TimelineStep>& steps() const { return steps_; }
   // Steps applied so far (undos not counted).
   std::size_t applied_count() const { return applied_; }
+  // The steps applied so far, in the order they were applied, with their undo
+  // times. A run stopped early lists only what it reached.
+  const std::vector<AppliedStep>& applied_steps() const { return applied_steps_; }
 
  protected:
   void attach() override;
@@ -50,6 +61,8 @@ class Timeline : public Component {
   std::vector<TimelineStep> steps_;
   std::map<std::string, ActionHandler, std::less<>> handlers_;
   std::size_t applied_ = 0;
+  std::vector<AppliedStep> applied_steps_;
+  std::vector<std::size_t> applied_position_;  // by step: its entry in applied_steps_
 };
 
 // "zone=eu-west-1a latency=50ms": the target and parameters of an action, for logs.

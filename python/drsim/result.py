@@ -229,15 +229,107 @@ class Result:
         options = "; ".join(", ".join(f"{k}={v}" for k, v in sorted(l.items())) or "no labels" for l, _ in matches)
         raise KeyError(f"{len(matches)} KPIs {name!r} match {where or 'no labels'}; pick one of: {options}")
 
+    # -- faults --
+    @property
+    def faults(self) -> pd.DataFrame:
+        """What each timeline step the run applied did to the clients, one row
+        per step in the order applied, all populations together; the rows and
+        columns of ``faults.csv``:
+
+        ``step``, ``action``, ``target`` (str, e.g. ``"zone=eu-west-1a"``),
+        ``start_s``, ``end_s`` (float seconds; NaN when the step was not
+        undone or repaired), ``offered``, ``succeeded``, ``errors`` and one
+        ``failed_<cause>`` column per failure cause (int64: client requests
+        in the step's counting window, which runs one client timeout past its
+        end), ``success_ratio``, ``first_failure_s``, ``time_to_recover_s``
+        and ``time_to_recover_after_end_s`` (float; NaN when there is none:
+        nothing finished, no failure, never recovered).
+
+        Recovery is judged per metrics window against the scenario's
+        ``objectives.successRatio``: ``time_to_recover_s`` runs from the
+        step's start to the first window from which every window up to the
+        next fault is at or above it. The exact definitions (counting windows,
+        empty windows, overlapping faults) are in the user documentation on
+        fault impact and in models/metrics/fault_impact.h.
+        """
+        return self._fault_table(by_population=False)
+
+    @property
+    def faults_by_population(self) -> pd.DataFrame:
+        """The figures of :attr:`faults` for each client population on its
+        own: ``step``, ``population``, then the columns of :attr:`faults` from
+        ``offered`` on, one row per (step, population)."""
+        return self._fault_table(by_population=True)
+
+    def _fault_table(self, *, by_population: bool) -> pd.DataFrame:
+        import numpy as np
+        import pandas as pd
+
+        # The fault.* KPIs hold every figure (run.cc records them); the
+        # scenario's timeline adds each step's action and target.
+        steps: list[str] = []
+        start: dict[str, float] = {}
+        end: dict[str, float] = {}
+        figures: dict[tuple[str, str | None], dict[str, float]] = {}
+        causes: list[str] = []
+        for name, labels, value in self._core.kpis():
+            if not name.startswith("fault.") or "step" not in labels:
+                continue
+            step = labels["step"]
+            figure = name[len("fault.") :]
+            if figure == "start_s":
+                steps.append(step)
+                start[step] = value
+                continue
+            if figure == "end_s":
+                end[step] = value
+                continue
+            if figure == "failed":
+                cause = labels["cause"]
+                if cause not in causes:
+                    causes.append(cause)
+                figure = f"failed_{cause}"
+            figures.setdefault((step, labels.get("population")), {})[figure] = value
+
+        counts = ["offered", "succeeded", "errors"] + [f"failed_{c}" for c in causes]
+        measures = ["success_ratio", "first_failure_s", "time_to_recover_s", "time_to_recover_after_end_s"]
+        if by_population:
+            keys = [key for key in figures if key[1] is not None]  # recorded step by step
+            data: dict[str, Any] = {
+                "step": pd.Series([k[0] for k in keys], dtype=object),
+                "population": pd.Series([k[1] for k in keys], dtype=object),
+            }
+        else:
+            keys = [(step, None) for step in steps]
+            actions = {row["name"]: row for row in self._core.scenario.timeline()}
+
+            def target_text(target: dict[str, str]) -> str:
+                order = ("zone", "region", "link", "service", "population")
+                return " ".join(f"{k}={target[k]}" for k in order if target.get(k))
+
+            data = {
+                "step": pd.Series(steps, dtype=object),
+                "action": pd.Series([actions[s]["action"] for s in steps], dtype=object),
+                "target": pd.Series([target_text(actions[s]["target"]) for s in steps], dtype=object),
+                "start_s": pd.Series([start[s] for s in steps], dtype="float64"),
+                "end_s": pd.Series([end.get(s, np.nan) for s in steps], dtype="float64"),
+            }
+        for column in counts:
+            data[column] = pd.Series([int(figures.get(k, {}).get(column, 0)) for k in keys], dtype="int64")
+        for column in measures:
+            data[column] = pd.Series([figures.get(k, {}).get(column, np.nan) for k in keys], dtype="float64")
+        return pd.DataFrame(data)
+
     # -- text and files --
     def summary(self) -> str:
-        """A short human summary: what failed when, the KPIs, how the run ended."""
+        """A short human summary: what failed when, each fault's errors and
+        time to recover, the other KPIs, how the run ended."""
         return self._core.summary()
 
     def to_dir(self, path: str | os.PathLike[str]) -> pathlib.Path:
-        """Writes timeseries.csv, events.csv, kpis.json, scenario.yaml and
-        run.json into ``path`` (created if needed); returns it. The CSV files are
-        byte-identical for the same scenario and seed."""
+        """Writes timeseries.csv, events.csv, kpis.json, faults.csv,
+        scenario.yaml and run.json into ``path`` (created if needed); returns
+        it. The CSV files are byte-identical for the same scenario and seed."""
         p = pathlib.Path(os.fsdecode(os.fspath(path)))
         self._core.write_results(str(p))
         return p

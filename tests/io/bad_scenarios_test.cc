@@ -21,7 +21,7 @@ const BadCase kBadCases[] = {
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
-     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, timeline)\n"
+     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, timeline, objectives)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
@@ -91,7 +91,7 @@ const BadCase kBadCases[] = {
     {"unknown_action",
      "tests/data/scenarios/bad/unknown_action.yaml:21:15: spec.timeline[0].action: unknown action "
      "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
-     "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow)"},
+     "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight)"},
     {"wrong_target",
      "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
      "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "
@@ -139,6 +139,45 @@ const BadCase kBadCases[] = {
     {"service_bad_balancing",
      "tests/data/scenarios/bad/service_bad_balancing.yaml:14:20: spec.topology.services[0].balancing: expected "
      "round-robin, least-outstanding or random, got \"fastest\""},
+    // CSV files named by `file:`: the YAML location of the file: value, then
+    // the position in the CSV file.
+    {"csv_rate_without_unit",
+     "tests/data/scenarios/bad/csv_rate_without_unit.yaml:21:15: spec.load[0].load.file: "
+     "tests/data/scenarios/csv/rate_without_unit.csv:14:5: expected a rate with a unit, e.g. \"800rps\", got "
+     "\"1200\""},
+    {"csv_missing_file",
+     "tests/data/scenarios/bad/csv_missing_file.yaml:21:15: spec.load[0].load.file: cannot read CSV file "
+     "\"tests/data/scenarios/csv/no_such_trace.csv\": No such file or directory"},
+    {"csv_empty_file",
+     "tests/data/scenarios/bad/csv_empty_file.yaml:21:15: spec.load[0].load.file: tests/data/scenarios/csv/empty.csv: "
+     "expected a header row (at,rate) and rows of data, got an empty file"},
+    {"csv_times_go_back",
+     "tests/data/scenarios/bad/csv_times_go_back.yaml:21:15: spec.load[0].load.file: "
+     "tests/data/scenarios/csv/times_go_back.csv:5:1: expected a time at or after the previous row's 3m, got \"2m\""},
+    {"csv_negative_rate",
+     "tests/data/scenarios/bad/csv_negative_rate.yaml:21:15: spec.load[0].load.file: "
+     "tests/data/scenarios/csv/negative_rate.csv:3:4: expected a non-negative rate, got \"-5rps\""},
+    {"csv_unknown_column",
+     "tests/data/scenarios/bad/csv_unknown_column.yaml:21:15: spec.load[0].load.file: "
+     "tests/data/scenarios/csv/unknown_column.csv:1:1: unknown column \"time\" (columns: at, rate)"},
+    {"csv_unclosed_quote",
+     "tests/data/scenarios/bad/csv_unclosed_quote.yaml:21:15: spec.load[0].load.file: "
+     "tests/data/scenarios/csv/unclosed_quote.csv:3:4: expected a closing quote for the field that starts here, got "
+     "the end of the file"},
+    {"csv_file_and_points",
+     "tests/data/scenarios/bad/csv_file_and_points.yaml:23:15: spec.load[0].load.file: expected either file or "
+     "points, got both"},
+    {"csv_file_wrong_kind",
+     "tests/data/scenarios/bad/csv_file_wrong_kind.yaml:22:15: spec.load[0].load.file: applies only to kind trace, "
+     "not constant"},
+    // A topology file's service names a CSV next to the topology file; both
+    // bad cells are reported, at the topology file's file: value.
+    {"csv_topology_file_samples",
+     "tests/data/scenarios/csv/topology_bad_samples.yaml:14:15: spec.services[0].serviceTime.file: "
+     "tests/data/scenarios/csv/bad_samples.csv:3:1: expected a number (the header \"duration_ms\" gives the unit), "
+     "got \"14ms\"\n"
+     "tests/data/scenarios/csv/topology_bad_samples.yaml:14:15: spec.services[0].serviceTime.file: "
+     "tests/data/scenarios/csv/bad_samples.csv:5:1: expected a positive duration, got \"0\""},
 };
 
 class BadScenario : public ::testing::TestWithParam<BadCase> {};

@@ -60,6 +60,9 @@ spec:
         region: ""
         link: ""
         service: ""
+        population: ""
+  objectives:
+    successRatio: 99.9%
 )");
 }
 

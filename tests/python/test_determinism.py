@@ -14,7 +14,7 @@ import pandas as pd
 import drsim
 from conftest import INLINE_SCENARIO
 
-DETERMINISTIC_FILES = ("timeseries.csv", "events.csv", "kpis.json", "scenario.yaml")
+DETERMINISTIC_FILES = ("timeseries.csv", "events.csv", "kpis.json", "scenario.yaml", "faults.csv")
 
 
 def _frames(r: drsim.Result) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
