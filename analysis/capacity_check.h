@@ -9,6 +9,13 @@
 //
 // Modelling choices (see also the comments on the fields):
 //
+// * A station is one or more identical replicas (pods), each with `servers`
+//   workers and its own queue, sharing the node's flow evenly: the balancer
+//   picks a pod, not a free worker, so a zone of m pods is m M/M/c queues,
+//   not one M/M/(m c). With a random pick each replica sees an exact Poisson
+//   share; with round-robin arrivals are smoother and the waits computed here
+//   are an upper bound.
+//
 // * Rejections thin the flow downstream. A request rejected by a bounded
 //   station is not served, so it makes none of its calls. check_capacity()
 //   iterates: solve lambda with every row of P scaled by the accepted
@@ -25,24 +32,54 @@
 //   given the full offered flow (an upper bound on what they would see: the
 //   planner errs on the side of load).
 //
-// * A worker is not held while its request waits for callees (asynchronous
-//   calls). A thread-per-request service that blocks a worker during its
-//   calls should add the expected downstream time to its mean service time.
+// * Workers during calls. A station with holds_worker (thread-per-request,
+//   as drsim's simulated services) keeps the worker busy while its calls are
+//   out, so a worker's holding time per request is H = S + C: its own
+//   service time plus its call groups' time (network both ways and the
+//   callees' end-to-end response). Its utilisation is lambda H / workers
+//   (Little's law: exact whenever the station is stable, whatever the
+//   distributions), and its wait is M/M/c's with mean service H. That wait
+//   is an approximation: H is not exponential (it is a sum of the service
+//   time and the calls' times), and the callees' congestion makes the
+//   holding times of successive requests correlated. C depends on the
+//   callees' response times and those on their own holding times: a fixed
+//   point, computed callees first. On an acyclic graph without bounded
+//   stations it is exact after (depth + 1) rounds; with blocking it is
+//   iterated until H changes by less than 1e-12 relative. A station whose
+//   calls reach an unstable station holds its workers without bound: it is
+//   unstable too (offered utilisation +infinity). Without holds_worker the
+//   worker is freed when the service time ends (asynchronous calls) and the
+//   calls only add to the end-to-end time.
+//
+// * Zone affinity. A station may receive, besides its ordinary arrivals, a
+//   stream that joins only while one of its workers is idle
+//   (Station::idle_only_offered): it is then one birth-death chain over all
+//   its replicas' workers, which gives its waits and the probability that
+//   the idle-only stream goes elsewhere (NodeCapacity::overflow). Where that
+//   overflow goes is the caller's business (analysis/n_plus_one.h iterates
+//   routing and overflow to a fixed point).
+//
+// * Routed calls. A call may name one target, or a set of routes with
+//   shares (a balancer that picks a zone per request): every one of the
+//   `count` calls draws its route independently. Shares summing to less than
+//   1 leave the rest lost: a call that reaches no station never returns, so
+//   its caller's response time is unbounded (unstable, as above).
 //
 // * End-to-end response of a request accepted at node k, T_k: its own wait
 //   and service, then its call groups one after the other. A sequential group
 //   costs sum(count * (rtt + (1 - B_j) T_j)). A parallel group costs
 //   E[max over its branches]; each branch is rtt + X_j, where X_j is the
 //   callee's end-to-end time, modelled as an exponential with mean T_j
-//   (taken with probability 1 - B_j; a rejected branch finishes at rtt).
-//   The exponential is exact for an M/M/1 leaf (FCFS sojourn time is
-//   exponential with rate mu - lambda) and an approximation otherwise;
-//   branches are taken as independent (in a fork-join network they are
-//   positively correlated, so the estimate leans high, the safe side: for two
-//   identical M/M/1 branches at rho = 0.5 it is 4% above the exact result of
-//   Flatto & Hahn, (12 - rho) / 8 / (mu - lambda)). The max of the means
-//   would be a lower bound, but too optimistic for a planner. For
-//   the expectation of the max see expected_max_of_exponentials().
+//   (taken with probability 1 - B_j; a rejected branch finishes at rtt); a
+//   routed branch is the mixture of its routes. The exponential is exact for
+//   an M/M/1 leaf (FCFS sojourn time is exponential with rate mu - lambda)
+//   and an approximation otherwise; branches are taken as independent (in a
+//   fork-join network they are positively correlated, so the estimate leans
+//   high, the safe side: for two identical M/M/1 branches at rho = 0.5 it is
+//   4% above the exact result of Flatto & Hahn, (12 - rho) / 8 / (mu -
+//   lambda)). The max of the means would be a lower bound, but too optimistic
+//   for a planner. For the expectation of the max see
+//   expected_max_of_exponentials() and expected_max_of_mixtures().
 //   The sequential part of these equations is linear in T and is solved
 //   exactly (sparse LU), so cycles in the call graph (retries, revisits)
 //   cost nothing extra; parallel groups are iterated to a fixed point
@@ -62,6 +99,13 @@ namespace drsim {
 
 // --- Call graph --------------------------------------------------------------
 
+// One place a routed call can go.
+struct CallRoute {
+  std::size_t target = 0;
+  double share = 1;        // probability that one call takes this route
+  Duration network_rtt{};  // mean round trip to the target and back
+};
+
 struct Call {
   std::size_t target = 0;
   // Expected number of calls per request served. In a sequential group it
@@ -71,6 +115,14 @@ struct Call {
   double count = 1;
   // Network round trip added to every call on this edge.
   Duration network_rtt{};
+  // A call spread by a balancer: when not empty, every one of the `count`
+  // calls takes one of these routes, drawn independently by share, and
+  // `target` and `network_rtt` are not used. Shares sum to at most 1; the
+  // rest is lost (see the modelling notes above).
+  std::vector<CallRoute> routes;
+
+  // The routes of this call: `routes`, or the single target.
+  std::vector<CallRoute> destinations() const;
 };
 
 enum class CallMode {
@@ -101,10 +153,11 @@ class CallGraph {
   const std::vector<CallGraphNode>& nodes() const { return nodes_; }
 
   // Throws std::invalid_argument on a target out of range, a negative or
-  // non-finite count, a fractional or zero count in a parallel group, or a
-  // negative round trip.
+  // non-finite count, a fractional or zero count in a parallel group, a
+  // negative round trip, or route shares that are negative or sum above 1.
   void validate() const;
-  // The non-zero entries of P: P(i, j) = sum of the counts of i's calls to j.
+  // The non-zero entries of P: P(i, j) = sum of the counts of i's calls to j
+  // (times the route's share for a routed call).
   std::vector<ExpectedCall> expected_calls() const;
 
  private:
@@ -116,10 +169,13 @@ class CallGraph {
 // One branch of a parallel group: it finishes at offset + X, where X is
 // exponential with mean `mean` with probability `probability`, and 0
 // otherwise (a rejected call).
+// As one route of a routed branch (expected_max_of_mixtures), it is taken
+// with probability `share`.
 struct ParallelBranch {
   Duration offset{};
   Duration mean{};
   double probability = 1.0;
+  double share = 1.0;
 };
 
 // E[max of the branches' finishing times], branches independent. Exact up to
@@ -128,14 +184,40 @@ struct ParallelBranch {
 // probability 1 this is sum over non-empty S of (-1)^(|S|+1) / sum_{i in S}
 // 1/m_i). Beyond 12 branches (2^n terms), numerical integration of the same
 // integral (composite Simpson, relative error well below 1e-6).
+// `share` is not used here (every branch has one route).
 Duration expected_max_of_exponentials(std::span<const ParallelBranch> branches);
+
+// The same for branches that are mixtures: branch i takes route r (a
+// ParallelBranch) with probability share, shares summing to 1. Integrates
+// 1 - prod_i F_i(t) piece by piece between the sorted route offsets, each
+// piece's product expanded into exponential terms and integrated exactly
+// while there are at most 4096 terms, numerically (composite Simpson)
+// beyond. Throws std::invalid_argument on an empty branch, shares that do not
+// sum to 1, or the conditions of expected_max_of_exponentials().
+Duration expected_max_of_mixtures(std::span<const std::vector<ParallelBranch>> branches);
 
 // --- Capacity check ----------------------------------------------------------
 
 struct Station {
-  std::size_t servers = 1;              // pods x worker slots
-  Duration mean_service{};              // exponential service, per request
-  std::optional<std::size_t> capacity;  // K, max requests in the station (>= servers); none = unbounded
+  std::size_t servers = 1;              // workers of one replica
+  Duration mean_service{};              // exponential service, per request (the worker's own work)
+  std::optional<std::size_t> capacity;  // K, max requests in one replica (>= servers); none = unbounded
+  // Identical replicas (pods), each with its own queue, sharing the node's
+  // flow evenly.
+  std::size_t replicas = 1;
+  // The worker stays busy while the request's calls are out (thread-per-
+  // request); otherwise it is freed when mean_service ends.
+  bool holds_worker = false;
+  // Zone affinity: a stream offered at this rate joins only while one of the
+  // station's workers is idle; otherwise it goes elsewhere (the caller's
+  // routing sends that part to other nodes, and only the admitted part is in
+  // this node's arrivals). When set, the station is one birth-death chain
+  // over the workers of all replicas pooled (gated_queue_metrics), in which
+  // the rest of the arrivals always join and queue (up to replicas x
+  // (capacity - servers) waiting). Exact for one replica and Poisson
+  // streams; with several it neglects that a request may wait at a busy
+  // replica while another has an idle worker.
+  Rate idle_only_offered{};
 };
 
 struct CapacityOptions {
@@ -157,16 +239,25 @@ struct NodeCapacity {
   std::string name;
   Rate offered{};   // arrivals reaching the station (after upstream rejections)
   Rate accepted{};  // served per second (offered minus rejected)
-  // rho = offered * mean_service / servers. May exceed 1; for a bounded
-  // station the carried utilisation is queue->utilization.
+  // Worker time per request: mean_service, plus the calls' time when the
+  // station holds its worker; absent when that is unbounded.
+  std::optional<Duration> holding;
+  // rho = offered * holding / (replicas * servers). May exceed 1 (+infinity
+  // when the holding time is unbounded); for a bounded station the carried
+  // utilisation is queue->utilization.
   double offered_utilization = 0;
   // rho < 1. A bounded station above it still has a steady state but rejects
   // at least 1 - 1/rho of its arrivals.
   bool stable = true;
   std::vector<Headroom> headroom;  // one per CapacityOptions::utilization_targets
-  // From mmc_metrics (unbounded) or mmck_metrics (bounded); absent for an
-  // unstable unbounded station.
+  // From mmc_metrics (unbounded) or mmck_metrics (bounded) of one replica
+  // with the holding time as its service time; throughput, queue length and
+  // number in system are summed over the replicas. Absent for an unstable
+  // unbounded station.
   std::optional<QueueMetrics> queue;
+  // Of a station's idle_only_offered stream: the probability that it finds
+  // every worker busy and goes elsewhere.
+  double overflow = 0;
   // Mean response of a request accepted here, including its calls; absent
   // when it depends on an unstable station.
   std::optional<Duration> end_to_end;
@@ -180,7 +271,8 @@ struct CapacityReport {
   TrafficStatus status = TrafficStatus::kOk;
   std::string error;  // from the traffic equations; nodes empty when set
   std::vector<NodeCapacity> nodes;
-  int thinning_iterations = 0;  // traffic solves done (1 without bounded stations)
+  int thinning_iterations = 0;  // traffic solves done, all holding rounds together (1 a round without bounded stations)
+  int holding_iterations = 0;   // rounds of the holding-time fixed point (1 when no station holds)
 
   bool ok() const { return status == TrafficStatus::kOk; }
   bool all_stable() const;

@@ -1,15 +1,44 @@
 #pragma once
 // The N+1 capacity report behind `drsim check`: for the steady state and for
-// every single zone failure and every single region failure, where each
-// service's traffic goes under the balancing rules and what that does to
-// each zone's pods, solved in closed form (no simulation).
+// every single zone failure and every single region failure, where the
+// traffic goes under the routing rules and what that does to every service
+// in every zone, solved in closed form (no simulation).
 //
-// The model follows the simulator's: a population's requests are split over
-// the service's zones in proportion to up pods (the balancer's weights; zone
-// affinity is not modelled here yet), then evenly over a zone's pods; each
-// pod is an M/M/c station with c worker slots (M/M/c/K with a queue limit).
-// Each population is taken at its peak rate. The response time adds the
-// network round trip from the population's zone when it has one.
+// Per failure case the model is the simulator's, as a network of stations
+// (models/service/service.cc, models/traffic/client_population.cc):
+//
+// * A station is a service in a zone: its up pods, each an M/M/c queue with
+//   c worker slots (M/M/c/K with a queue limit), sharing the zone's flow
+//   evenly (analysis/capacity_check.h).
+// * Populations send their peak rate to the entry service, split over its
+//   zones by population_split() (analysis/population_routing.h). Every
+//   request served makes the service's calls (ServiceConfig::calls;
+//   consecutive parallel calls form one group), each routed by the callee's
+//   balancer from the caller's zone (analysis/zone_routing.h); the traffic
+//   equations of this network give every station's arrival rate.
+// * A worker is held while its request's calls are out: its holding time is
+//   the service time plus the calls' time (the mean network delay both ways,
+//   analysis/expected_network_delay.h, plus the callee's response). The
+//   utilisation lambda x holding / workers is exact by Little's law whenever
+//   the station is stable; the wait is M/M/c's with that mean holding time,
+//   an approximation (the holding time is not exponential).
+// * Zone affinity: a same-zone request stays in its zone unless the zone has
+//   no idle worker, and then goes by the weights. Such a zone is modelled as
+//   one birth-death chain of its workers pooled (pods x concurrency
+//   servers) in which the same-zone stream joins only while a worker is
+//   idle and everything else the zone receives always joins and queues
+//   (Erlang B's overflow, extended by the stream that queues:
+//   gated_queue_metrics()); the chain gives both the spill-over probability
+//   and the zone's waits. It approximates twice: the pods have separate
+//   queues (a request may wait at a busy pod while another has an idle
+//   worker; exact for one pod per zone), and the spill-over arriving from
+//   other zones is burstier than the Poisson stream the chain assumes (the
+//   zone's waits come out a little low). Spill-overs and rates are iterated
+//   together to a fixed point.
+//
+// Stable cases at moderate load agree with the simulation: utilisation
+// within 3% and mean latency within 10%
+// (tests/analysis/n_plus_one_agreement_test.cc, docs/validation.md).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,39 +57,63 @@ struct StationRow {
   std::string zone;
   std::uint32_t up_pods = 0;
   double rate_per_s = 0;     // arriving at the zone
-  double utilization = 0;    // offered load / workers of the zone's up pods
+  // Offered load / workers of the zone's up pods, the workers held for the
+  // calls included (+infinity when a callee is unstable: they never free).
+  double utilization = 0;
   bool stable = true;
   double headroom = 0;       // extra load before utilization reaches the target (ratio; < 0: over)
   double blocking = 0;       // rejected fraction (queue limit)
-  std::optional<Duration> mean_response;  // queue + service at a pod; none when unstable
+  // Worker time per request: own service time plus calls; none when unbounded.
+  std::optional<Duration> mean_holding;
+  // Wait + holding, from arrival at a pod to the answer leaving it, as the
+  // simulator's service.response_mean_s; none when unstable.
+  std::optional<Duration> mean_response;
+  double spill = 0;          // zone affinity: same-zone requests that find no idle worker
+  bool overloaded = false;   // utilization above the target, or unstable
 };
 
 struct PopulationRow {
   std::string population;
   double rate_per_s = 0;
-  double unserved_rate_per_s = 0;         // no up pod anywhere
-  std::optional<Duration> mean_latency;   // none when any zone it uses is unstable
+  double unserved_rate_per_s = 0;         // no up pod anywhere, or an unreachable zone
+  // End-to-end mean of the requests served: network both ways to the entry
+  // zone and the entry station's response. None when some station it uses is
+  // unstable.
+  std::optional<Duration> mean_latency;
 };
 
 struct FailureCase {
   std::string name;  // "steady", "zone eu-west-1a down", "region eu-west-1 down"
   std::vector<StationRow> stations;
   std::vector<PopulationRow> populations;
-  bool overloaded = false;  // some station over the target utilization or unstable
+  // Some station over the target utilisation or unstable, some population
+  // unserved, or some calls that fail or never return.
+  bool overloaded = false;
+  std::string error;                // the traffic equations have no solution (an unbounded call cycle)
+  std::vector<std::string> notes;   // calls without a target, calls to an unreachable zone
+  std::vector<std::string> blast_radius;  // what the failure takes with it (analysis/blast_radius.h)
 };
 
 struct NPlusOneReport {
   double utilization_target = 0.8;
   std::vector<FailureCase> cases;
+
+  bool any_overloaded() const;
 };
 
 // The highest rate a profile reaches.
 Rate peak_rate(const RateProfileConfig& profile);
 
+// Throws std::invalid_argument when a service or population names a zone or
+// service that does not exist (the scenario loader reports those first).
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
                           const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8);
 
-// The report as a fixed-width text table.
+// The report as fixed-width text: per failure case the service x zone rows
+// and the populations' end-to-end latency.
 std::string format_report(const NPlusOneReport& report);
+// The same as a JSON document (for CI): times in seconds, absent values and
+// infinities as null. Deterministic: the same report gives the same bytes.
+std::string format_report_json(const NPlusOneReport& report);
 
 }  // namespace drsim

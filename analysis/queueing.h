@@ -35,4 +35,25 @@ std::optional<QueueMetrics> mmc_metrics(Rate arrivals, Duration mean_service, st
 // M/M/c/K: at most `capacity` requests in the system (c in service + queue).
 QueueMetrics mmck_metrics(Rate arrivals, Duration mean_service, std::size_t servers, std::size_t capacity);
 
+// A queue shared by two streams (zone affinity): one joins only while a
+// server is idle and overflows elsewhere otherwise ("stay in my zone while
+// it has an idle worker"); the other always joins and waits, at most
+// `waiting_room` of it waiting (none: unbounded), the rest rejected. Poisson
+// streams, exponential service with the common mean, c servers: the
+// birth-death chain with births gated + queued below c and queued alone from
+// c on. With no queued stream the overflow is Erlang B; with no gated stream
+// the metrics are M/M/c's (M/M/c/K's).
+struct GatedQueueMetrics {
+  // Over the requests that join (the gated stream's admitted part and the
+  // queued stream): throughput, waits, lengths; blocking_probability is the
+  // queued stream's rejections as a fraction of all that arrive (admitted
+  // gated + queued), so that arrivals x (1 - blocking) = throughput.
+  QueueMetrics queue;
+  // Probability that a gated arrival finds every server busy (PASTA).
+  double overflow = 0;
+};
+// nullopt when the queued stream alone saturates an unbounded waiting room.
+std::optional<GatedQueueMetrics> gated_queue_metrics(Rate gated_offered, Rate queued, Duration mean_service,
+                                                     std::size_t servers, std::optional<std::size_t> waiting_room);
+
 }  // namespace drsim

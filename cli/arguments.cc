@@ -13,8 +13,10 @@ commands:
   run FILE        run a scenario, print a summary, write results
   validate FILE   check a scenario and exit (0 valid, 2 invalid)
   describe FILE   print the resolved scenario: topology, timeline with absolute times
-  check FILE      N+1 capacity report without simulating: every service's zones in
-                  the steady state and after each single zone or region failure
+  check FILE      N+1 capacity report without simulating: every service in every
+                  zone (utilisation, headroom, blocking, mean response) and every
+                  population's mean latency, in the steady state and after each
+                  single zone or region failure, following the call graph
   docs            print the scenario format reference (--format markdown|schema)
   --version       print the version
 
@@ -23,14 +25,17 @@ options for run, validate, describe:
                      or --set spec.timeline[fail-a].at=5m (repeatable)
 options for check:
   --target PERCENT   utilisation above which a zone counts as overloaded (default 80%)
+  --json             print the report as JSON (for CI)
+  --fail-on-overload exit with code 3 when any case overloads something
 options for run:
   --seed N           run seed (default: spec.seed)
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
   --out DIR          results folder (default: results/<scenario name>)
   --quiet            no summary, no progress
 
-exit codes: 0 ok, 1 internal error, 2 bad input, 4 run stopped by a guard
-(partial results written), 130 interrupted (partial results written)
+exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
+(with --fail-on-overload), 4 run stopped by a guard (partial results
+written), 130 interrupted (partial results written)
 )";
 }
 
@@ -101,6 +106,10 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
         throw UsageError(std::string("--target: ") + e.what());
       }
       if (args.utilization_target <= 0) throw UsageError("--target: expected a positive percentage, got \"" + text + "\"");
+    } else if (args.command == "check" && word == "--json") {
+      args.json = true;
+    } else if (args.command == "check" && word == "--fail-on-overload") {
+      args.fail_on_overload = true;
     } else if (args.command == "docs" && is(word, "--format")) {
       args.docs_format = value_of(word, "--format");
       if (args.docs_format != "markdown" && args.docs_format != "schema") {

@@ -26,6 +26,8 @@ struct Arguments {
   bool quiet = false;
   std::string docs_format = "markdown";  // docs: markdown | schema
   double utilization_target = 0.8;       // check: --target
+  bool json = false;                     // check: --json
+  bool fail_on_overload = false;         // check: --fail-on-overload
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

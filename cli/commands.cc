@@ -54,8 +54,8 @@ int check_command(const Arguments& args, const Console& console) {
   const DeploymentConfig& deployment = scenario.spec.topology.config;
   const NPlusOneReport report =
       n_plus_one(deployment, deployment.services, scenario.spec.load, args.utilization_target);
-  std::fputs(format_report(report).c_str(), console.out);
-  return kExitOk;
+  std::fputs((args.json ? format_report_json(report) : format_report(report)).c_str(), console.out);
+  return args.fail_on_overload && report.any_overloaded() ? kExitOverloaded : kExitOk;
 }
 
 int docs_command(const Arguments& args, const Console& console) {

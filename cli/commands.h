@@ -1,7 +1,8 @@
 #pragma once
 // The `drsim` commands. Each returns the process exit code; bad input is
 // reported through exceptions (ScenarioError, UsageError) that main() maps to
-// exit code 2.
+// exit code 2. `check --fail-on-overload` returns kExitOverloaded when a case
+// overloads something, so that CI can tell it from bad input.
 #include <atomic>
 #include <cstdio>
 
@@ -13,6 +14,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternalError = 1,
   kExitBadInput = 2,
+  kExitOverloaded = 3,
   kExitStoppedByGuard = 4,
   kExitInterrupted = 130,
 };

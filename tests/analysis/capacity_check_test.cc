@@ -338,5 +338,230 @@ TEST(CapacityCheck, MalformedInputThrows) {
   EXPECT_THROW(check_capacity(g, st, ext), std::invalid_argument);
 }
 
+// --- Workers held during calls, replicas, routed calls, idle-only streams ----
+
+TEST(CapacityCheck, AHeldWorkerIsBusyForItsCallsToo) {
+  // a (M/M/1, 10 ms, holds its worker) calls b (M/M/1, 20 ms) over 5 ms, at
+  // 10 rps: T_b = 1/(50 - 10) = 25 ms, so a's worker is held H = 10 + 5 + 25
+  // = 40 ms per request: rho_a = 0.4, and with M/M/1 at that mean, T_a = H /
+  // (1 - rho) (wait and holding together).
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.target = b, .network_rtt = 5ms}});
+  const std::vector<Station> st{{.servers = 1, .mean_service = 10ms, .holds_worker = true},
+                                {.servers = 1, .mean_service = 20ms}};
+  const std::vector<Rate> ext{Rate{10}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(secs(r.nodes[a].holding), 0.040, 1e-9);
+  EXPECT_NEAR(r.nodes[a].offered_utilization, 0.4, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 0.040 / 0.6, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[a].queue->mean_response), 0.040 / 0.6, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[b].holding), 0.020, 1e-12);  // b makes no calls
+  EXPECT_LE(r.holding_iterations, 3);  // callees first: exact after depth + 1 rounds
+  // Without holding, a's worker is free after its 10 ms: rho 0.1, and the
+  // calls only add to the end-to-end time.
+  std::vector<Station> released = st;
+  released[a].holds_worker = false;
+  const auto q = check_capacity(g, released, ext);
+  EXPECT_NEAR(q.nodes[a].offered_utilization, 0.1, 1e-12);
+  EXPECT_NEAR(secs(q.nodes[a].end_to_end), 1.0 / 90 + 0.005 + 0.025, 1e-9);
+  EXPECT_EQ(q.holding_iterations, 1);
+}
+
+TEST(CapacityCheck, HoldingOnAnUnstableCalleeIsUnbounded) {
+  // b is overloaded (rho 1.2): a's workers would wait for it without bound.
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.target = b}});
+  const std::vector<Station> st{{.servers = 4, .mean_service = 10ms, .holds_worker = true},
+                                {.servers = 1, .mean_service = 100ms}};
+  const std::vector<Rate> ext{Rate{12}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_FALSE(r.nodes[b].stable);
+  EXPECT_FALSE(r.nodes[a].stable);
+  EXPECT_TRUE(std::isinf(r.nodes[a].offered_utilization));
+  EXPECT_NEAR(r.nodes[a].headroom[0].ratio, -1.0, 1e-12);
+  EXPECT_FALSE(r.nodes[a].holding.has_value());
+  EXPECT_FALSE(r.nodes[a].queue.has_value());
+  EXPECT_FALSE(r.nodes[a].end_to_end.has_value());
+  EXPECT_NEAR(r.nodes[b].offered.per_second, 12, 1e-12);  // the callee still gets the full flow
+}
+
+TEST(CapacityCheck, ReplicasShareTheFlowEachWithItsOwnQueue) {
+  // Three pods of two workers: each an M/M/2 at a third of the flow, not one
+  // M/M/6 (the balancer picks a pod, not a free worker).
+  CallGraph g;
+  g.add_node("api");
+  const std::vector<Station> st{{.servers = 2, .mean_service = 50ms, .replicas = 3}};
+  const std::vector<Rate> ext{Rate{54}};
+  const auto r = check_capacity(g, st, ext);
+  const auto pod = mmc_metrics(Rate{18}, 50ms, 2);
+  ASSERT_TRUE(r.nodes[0].queue && pod);
+  EXPECT_NEAR(r.nodes[0].offered_utilization, 54 * 0.05 / 6, 1e-12);
+  EXPECT_DOUBLE_EQ(r.nodes[0].queue->wait_probability, pod->wait_probability);
+  EXPECT_EQ(r.nodes[0].queue->mean_wait, pod->mean_wait);
+  EXPECT_NEAR(r.nodes[0].queue->throughput_per_s, 54, 1e-9);
+  EXPECT_NEAR(r.nodes[0].queue->mean_in_system, 3 * pod->mean_in_system, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[0].end_to_end), secs(pod->mean_response), 1e-9);
+  const auto pooled = mmc_metrics(Rate{54}, 50ms, 6);
+  EXPECT_GT(r.nodes[0].queue->mean_wait, pooled->mean_wait);
+}
+
+TEST(CapacityCheck, RoutedCallsSplitLoadAndTimeByShare) {
+  // a calls b twice in sequence; each call goes to b1 (a quarter, 10 ms
+  // away) or b2 (three quarters, local).
+  CallGraph g;
+  const auto a = g.add_node("a"), b1 = g.add_node("b1"), b2 = g.add_node("b2");
+  g.add_sequential(a, {{.count = 2,
+                        .routes = {{.target = b1, .share = 0.25, .network_rtt = 10ms},
+                                   {.target = b2, .share = 0.75}}}});
+  const std::vector<Station> st(3, Station{.servers = 1, .mean_service = 10ms});
+  const std::vector<Rate> ext{Rate{20}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[b1].offered.per_second, 10, 1e-12);
+  EXPECT_NEAR(r.nodes[b2].offered.per_second, 30, 1e-12);
+  const double t_b1 = 1.0 / (100 - 10), t_b2 = 1.0 / (100 - 30);
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 1.0 / 80 + 2 * (0.25 * (0.010 + t_b1) + 0.75 * t_b2), 1e-9);
+  EXPECT_EQ(r.nodes[a].visits, (std::vector<double>{1, 0.5, 1.5}));
+}
+
+TEST(CapacityCheck, RoutedParallelCallsTakeTheMaxOfMixtures) {
+  // a calls, in parallel, c and a b routed over b1 and b2: the b branch is
+  // the mixture of its routes.
+  CallGraph g;
+  const auto a = g.add_node("a"), b1 = g.add_node("b1"), b2 = g.add_node("b2"), c = g.add_node("c");
+  g.add_parallel(a, {{.routes = {{.target = b1, .share = 0.5, .network_rtt = 40ms},
+                                 {.target = b2, .share = 0.5, .network_rtt = 2ms}}},
+                     {.target = c, .network_rtt = 2ms}});
+  const std::vector<Station> st(4, Station{.servers = 1, .mean_service = 20ms});
+  const std::vector<Rate> ext{Rate{10}, Rate{0}, Rate{0}, Rate{0}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const Duration tb = *r.nodes[b1].end_to_end, tc = *r.nodes[c].end_to_end;
+  EXPECT_NEAR(secs(tb), 1.0 / (50 - 5), 1e-9);
+  EXPECT_NEAR(secs(tc), 1.0 / (50 - 10), 1e-9);
+  const std::vector<std::vector<ParallelBranch>> branches{
+      {{.offset = 40ms, .mean = tb, .share = 0.5}, {.offset = 2ms, .mean = tb, .share = 0.5}},
+      {{.offset = 2ms, .mean = tc}}};
+  EXPECT_NEAR(secs(r.nodes[a].end_to_end), 1.0 / 40 + secs(expected_max_of_mixtures(branches)), 1e-8);
+}
+
+TEST(CapacityCheck, ACallLostOnTheWayNeverReturns) {
+  // Half of a's calls reach b, the rest are lost (an unreachable zone): a's
+  // requests never finish, and a worker held for them is never freed.
+  CallGraph g;
+  const auto a = g.add_node("a"), b = g.add_node("b");
+  g.add_sequential(a, {{.routes = {{.target = b, .share = 0.5}}}});
+  const std::vector<Station> st{{.servers = 2, .mean_service = 10ms}, {.servers = 1, .mean_service = 10ms}};
+  const std::vector<Rate> ext{Rate{10}, Rate{0}};
+  auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[b].offered.per_second, 5, 1e-12);
+  EXPECT_FALSE(r.nodes[a].end_to_end.has_value());
+  EXPECT_TRUE(r.nodes[a].stable);
+  std::vector<Station> held = st;
+  held[a].holds_worker = true;
+  r = check_capacity(g, held, ext);
+  EXPECT_FALSE(r.nodes[a].stable);
+  EXPECT_FALSE(r.nodes[a].holding.has_value());
+  // Shares above 1 are malformed.
+  CallGraph bad;
+  const auto x = bad.add_node("x"), y = bad.add_node("y");
+  bad.add_sequential(x, {{.routes = {{.target = y, .share = 0.7}, {.target = y, .share = 0.7}}}});
+  EXPECT_THROW(check_capacity(bad, st, ext), std::invalid_argument);
+}
+
+TEST(CapacityCheck, AnIdleOnlyStreamUsesThePooledGatedChain) {
+  // Zone affinity's station: 20 rps prefer it and join only while one of its
+  // 2 x 2 workers is idle; 10 rps always join. Its arrivals are the first
+  // stream's admitted part plus the second.
+  const auto chain = gated_queue_metrics(Rate{20}, Rate{10}, 100ms, 4, std::nullopt);
+  ASSERT_TRUE(chain.has_value());
+  CallGraph g;
+  g.add_node("zone");
+  const std::vector<Station> st{
+      {.servers = 2, .mean_service = 100ms, .replicas = 2, .idle_only_offered = Rate{20}}};
+  const std::vector<Rate> ext{Rate{20 * (1 - chain->overflow) + 10}};
+  const auto r = check_capacity(g, st, ext);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[0].overflow, chain->overflow, 1e-9);
+  EXPECT_NEAR(r.nodes[0].queue->mean_in_system, chain->queue.mean_in_system, 1e-9);
+  EXPECT_NEAR(r.nodes[0].queue->throughput_per_s, ext[0].per_second, 1e-9);
+  EXPECT_NEAR(secs(r.nodes[0].end_to_end), chain->queue.mean_in_system / ext[0].per_second, 1e-9);
+  // Requests that never wait when they join: less waiting than M/M/2 per pod.
+  const auto per_pod = mmc_metrics(Rate{ext[0].per_second / 2}, 100ms, 2);
+  EXPECT_LT(r.nodes[0].queue->mean_wait, per_pod->mean_wait);
+}
+
+double monte_carlo_mixture_max(const std::vector<std::vector<ParallelBranch>>& branches, int samples,
+                               double* std_error) {
+  RngStream rng(7, "mixture-max");
+  double sum = 0, sum2 = 0;
+  for (int s = 0; s < samples; ++s) {
+    double m = 0;
+    for (const auto& routes : branches) {
+      double u = rng.uniform();
+      const ParallelBranch* pick = &routes.back();
+      for (const auto& r : routes) {
+        if (u < r.share) {
+          pick = &r;
+          break;
+        }
+        u -= r.share;
+      }
+      double x = secs(pick->offset);
+      if (pick->mean > Duration::zero() && rng.uniform() < pick->probability) x += rng.exponential(secs(pick->mean));
+      m = std::max(m, x);
+    }
+    sum += m;
+    sum2 += m * m;
+  }
+  const double mean = sum / samples;
+  *std_error = std::sqrt((sum2 / samples - mean * mean) / samples);
+  return mean;
+}
+
+TEST(ExpectedMax, MixturesMatchMonteCarlo) {
+  const std::vector<std::vector<std::vector<ParallelBranch>>> cases{
+      // A branch routed near or far, against a local one.
+      {{{.offset = 40ms, .mean = 20ms, .share = 0.25}, {.offset = 1ms, .mean = 20ms, .share = 0.75}},
+       {{.offset = 1ms, .mean = 15ms}}},
+      // Rejections and deterministic routes.
+      {{{.offset = 5ms, .mean = 30ms, .probability = 0.8, .share = 0.5}, {.offset = 12ms, .mean = 0ms, .share = 0.5}},
+       {{.offset = 0ms, .mean = 10ms, .share = 0.3}, {.offset = 3ms, .mean = 50ms, .share = 0.7}}},
+  };
+  for (const auto& branches : cases) {
+    double se = 0;
+    const double mc = monte_carlo_mixture_max(branches, 200000, &se);
+    EXPECT_NEAR(secs(expected_max_of_mixtures(branches)), mc, 4 * se) << "mc " << mc << " se " << se;
+  }
+  // Eight branches of three routes: 4^8 terms, the numerical path.
+  std::vector<std::vector<ParallelBranch>> many;
+  for (int i = 0; i < 8; ++i) {
+    many.push_back({{.offset = std::chrono::milliseconds(i % 3), .mean = std::chrono::milliseconds(5 + 2 * i), .share = 0.5},
+                    {.offset = 20ms, .mean = 8ms, .share = 0.25},
+                    {.offset = 1ms, .mean = std::chrono::milliseconds(30 - i), .share = 0.25}});
+  }
+  double se = 0;
+  const double mc = monte_carlo_mixture_max(many, 60000, &se);
+  EXPECT_NEAR(secs(expected_max_of_mixtures(many)), mc, 4 * se);
+}
+
+TEST(ExpectedMax, OneRouteMixturesEqualTheExponentialCase) {
+  const std::vector<ParallelBranch> plain{{.offset = 2ms, .mean = 30ms}, {.offset = 20ms, .mean = 10ms, .probability = 0.6}};
+  std::vector<std::vector<ParallelBranch>> mixtures;
+  for (const auto& b : plain) mixtures.push_back({b});
+  EXPECT_EQ(expected_max_of_mixtures(mixtures), expected_max_of_exponentials(plain));
+  // A single mixture branch: its mean, sum of share x (offset + probability x mean).
+  const std::vector<std::vector<ParallelBranch>> one{
+      {{.offset = 10ms, .mean = 20ms, .probability = 0.5, .share = 0.4}, {.offset = 1ms, .mean = 5ms, .share = 0.6}}};
+  EXPECT_NEAR(secs(expected_max_of_mixtures(one)), 0.4 * (0.010 + 0.5 * 0.020) + 0.6 * (0.001 + 0.005), 1e-9);
+  const std::vector<std::vector<ParallelBranch>> bad{{{.offset = 1ms, .mean = 5ms, .share = 0.5}}};
+  EXPECT_THROW(expected_max_of_mixtures(bad), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace drsim

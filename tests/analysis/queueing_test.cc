@@ -89,5 +89,50 @@ TEST(MmckMetrics, ApproachesMmcAsCapacityGrows) {
   EXPECT_NEAR(to_seconds(bounded.mean_wait), to_seconds(open->mean_wait), 1e-6);
 }
 
+// --- Zone affinity's gated queue ----------------------------------------------
+
+TEST(GatedQueue, WithoutAQueuedStreamTheOverflowIsErlangB) {
+  // 4.461 E offered to 10 servers that only take a request while one is idle.
+  const auto m = gated_queue_metrics(Rate{44.61}, Rate{0}, 100ms, 10, std::nullopt);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_NEAR(m->overflow, erlang_b(10, 4.461), 1e-12);
+  EXPECT_NEAR(m->overflow, 0.01, 2e-5);  // the published table
+  EXPECT_NEAR(m->queue.throughput_per_s, 44.61 * (1 - m->overflow), 1e-9);
+  EXPECT_NEAR(m->queue.utilization, 4.461 * (1 - m->overflow) / 10, 1e-12);
+  EXPECT_EQ(m->queue.mean_wait, 0ns);
+  EXPECT_EQ(m->queue.mean_response, 100ms);
+}
+
+TEST(GatedQueue, WithoutAGatedStreamItIsMmc) {
+  const auto m = gated_queue_metrics(Rate{0}, Rate{30}, 100ms, 4, std::nullopt);
+  const auto mmc = mmc_metrics(Rate{30}, 100ms, 4);
+  ASSERT_TRUE(m && mmc);
+  EXPECT_NEAR(m->queue.wait_probability, mmc->wait_probability, 1e-12);
+  EXPECT_NEAR(m->overflow, mmc->wait_probability, 1e-12);  // P(all busy), by PASTA
+  EXPECT_NEAR(m->queue.mean_in_system, mmc->mean_in_system, 1e-12);
+  EXPECT_NEAR(to_seconds(m->queue.mean_wait), to_seconds(mmc->mean_wait), 1e-9);
+  // With a waiting room it is M/M/c/K.
+  const auto bounded = gated_queue_metrics(Rate{0}, Rate{45}, 100ms, 4, 3);
+  const QueueMetrics mmck = mmck_metrics(Rate{45}, 100ms, 4, 7);
+  EXPECT_NEAR(bounded->queue.blocking_probability, mmck.blocking_probability, 1e-12);
+  EXPECT_NEAR(bounded->queue.mean_in_system, mmck.mean_in_system, 1e-12);
+  EXPECT_NEAR(bounded->queue.throughput_per_s, mmck.throughput_per_s, 1e-9);
+  EXPECT_FALSE(gated_queue_metrics(Rate{5}, Rate{40}, 100ms, 4, std::nullopt).has_value());
+}
+
+TEST(GatedQueue, OneServerByHand) {
+  // c = 1, mu = 4; gated 2 and queued 1 per second. p1/p0 = 3/4, then ratio
+  // 1/4: P(n >= 1) = 0.75 x 4/3 / (1 + 0.75 x 4/3) = 1/2. Only the queued
+  // stream waits: Lq = p1 x (1/4) / (3/4)^2 = 0.375 x 4/9 = 1/6.
+  const auto m = gated_queue_metrics(Rate{2}, Rate{1}, 250ms, 1, std::nullopt);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_NEAR(m->overflow, 0.5, 1e-12);
+  EXPECT_NEAR(m->queue.throughput_per_s, 2 * 0.5 + 1, 1e-12);
+  EXPECT_NEAR(m->queue.utilization, 0.5, 1e-12);
+  EXPECT_NEAR(m->queue.mean_queue_length, 1.0 / 6, 1e-12);
+  EXPECT_NEAR(to_seconds(m->queue.mean_wait), 1.0 / 12, 1e-9);
+  EXPECT_NEAR(m->queue.wait_probability, 0.5 / 2, 1e-12);  // the queued third of the joins, half of them wait
+}
+
 }  // namespace
 }  // namespace drsim

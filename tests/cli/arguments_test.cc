@@ -44,6 +44,22 @@ TEST(Arguments, DocsFormat) {
   EXPECT_EQ(usage_error({"docs", "--format", "pdf"}), "--format: expected markdown or schema, got \"pdf\"");
 }
 
+TEST(Arguments, CheckOptions) {
+  const Arguments plain = parse_arguments({"check", "s.yaml"});
+  EXPECT_EQ(plain.utilization_target, 0.8);
+  EXPECT_FALSE(plain.json);
+  EXPECT_FALSE(plain.fail_on_overload);
+  const Arguments args = parse_arguments({"check", "s.yaml", "--target=70%", "--json", "--fail-on-overload"});
+  EXPECT_DOUBLE_EQ(args.utilization_target, 0.7);
+  EXPECT_TRUE(args.json);
+  EXPECT_TRUE(args.fail_on_overload);
+  EXPECT_EQ(usage_error({"run", "s.yaml", "--json"}), "unknown option \"--json\" for run");
+  EXPECT_EQ(usage_error({"validate", "s.yaml", "--fail-on-overload"}),
+            "unknown option \"--fail-on-overload\" for validate");
+  EXPECT_EQ(usage_error({"check", "s.yaml", "--target", "0%"}), "--target: expected a positive percentage, got \"0%\"");
+  EXPECT_NE(usage_text().find("3 check found an overload"), std::string::npos);
+}
+
 TEST(Arguments, MistakesAreUsageErrors) {
   EXPECT_EQ(usage_error({}), "missing command");
   EXPECT_EQ(usage_error({"fly"}), "unknown command \"fly\"");

@@ -34,7 +34,7 @@ TEST(Commands, RunWritesEveryResultFileAndASummary) {
   const int code = dispatch(parse_arguments({"run", "scenarios/default.yaml", "--out", dir.path().string()}),
                             io.console());
   EXPECT_EQ(code, kExitOk);
-  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml", "run.json"}) {
+  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml", "run.json", "faults.csv"}) {
     EXPECT_TRUE(std::filesystem::exists(dir.path() / file)) << file;
   }
   const std::string summary = CapturedConsole::text(io.out);
@@ -80,7 +80,7 @@ TEST(Commands, SameSeedGivesByteIdenticalOutputs) {
                        io.console()),
               kExitOk);
   }
-  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml"}) {
+  for (const char* file : {"timeseries.csv", "events.csv", "kpis.json", "scenario.yaml", "faults.csv"}) {
     const std::string first = testing::read_file(a.path() / file);
     EXPECT_FALSE(first.empty()) << file;
     EXPECT_EQ(first, testing::read_file(b.path() / file)) << file;
@@ -104,6 +104,34 @@ TEST(Commands, CheckPrintsTheNPlusOneTable) {
   EXPECT_NE(text.find("\nsteady\n"), std::string::npos) << text;
   EXPECT_NE(text.find("region north down"), std::string::npos) << text;
   EXPECT_NE(text.find("population checkout"), std::string::npos) << text;
+}
+
+TEST(Commands, CheckFollowsTheCallGraphAsJsonForCi) {
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"check", "tests/data/scenarios/good/check_call_graph.yaml", "--json"}),
+                     io.console()),
+            kExitOk);
+  const std::string json = CapturedConsole::text(io.out);
+  EXPECT_EQ(json.rfind("{\n  \"utilization_target\": 0.8,\n  \"overloaded\": true,", 0), 0u) << json;
+  // The callees appear with the load the calls bring: 300 rps x 2 ledger calls over 3 zones.
+  EXPECT_NE(json.find("\"service\": \"ledger\", \"zone\": \"eu-a\", \"up_pods\": 1, \"rate_per_s\": 200,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"name\": \"zone eu-b down\", \"overloaded\": false"), std::string::npos) << json;
+}
+
+TEST(Commands, CheckFailsOnOverloadOnlyWhenAsked) {
+  CapturedConsole io;
+  // The clients sit in eu-a: losing it leaves them unserved.
+  const auto check = [&](std::vector<std::string> argv) { return dispatch(parse_arguments(argv), io.console()); };
+  const std::string file = "tests/data/scenarios/good/check_call_graph.yaml";
+  EXPECT_EQ(check({"check", file}), kExitOk);
+  EXPECT_EQ(check({"check", file, "--fail-on-overload"}), kExitOverloaded);
+  // A single-region scenario whose clients sit nowhere and whose zones each carry the load alone.
+  const std::string single = "tests/data/scenarios/good/services_and_load.yaml";
+  EXPECT_EQ(check({"check", single, "--set", "spec.load[web].zone=''", "--fail-on-overload"}), kExitOk);
+  EXPECT_EQ(check({"check", single, "--set", "spec.load[web].zone=''", "--target", "20%", "--fail-on-overload"}),
+            kExitOverloaded);
 }
 
 TEST(Commands, BadInputThrowsScenarioError) {

@@ -74,5 +74,13 @@ TEST(DrsimBinary, QuietRunPrintsNothingAndIsNotATerminal) {
   EXPECT_EQ(c.err, "");
 }
 
+TEST(DrsimBinary, CheckOverloadExitsThreeWhenAsked) {
+  // The scenario's clients sit in eu-a: the eu-a failure leaves them unserved.
+  const Completed c = run_drsim("check tests/data/scenarios/good/check_call_graph.yaml --fail-on-overload");
+  EXPECT_EQ(c.exit_code, 3) << c.err;
+  EXPECT_NE(c.out.find("zone eu-a down  -- OVERLOADED"), std::string::npos) << c.out;
+  EXPECT_EQ(run_drsim("check tests/data/scenarios/good/check_call_graph.yaml").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace drsim

@@ -1,0 +1,63 @@
+#include "analysis/population_routing.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "models/traffic/geo_router.h"
+
+namespace drsim {
+
+std::optional<ZoneIndex> population_zone(const ClientPopulationConfig& population, const Topology& topology) {
+  if (population.zone.empty()) return std::nullopt;
+  return topology.find_zone(population.zone);
+}
+
+namespace {
+// The share of the population's requests each region gets from its static
+// geo routing, as GeoRouter::pick draws them (health is not checked, so a
+// region that is down keeps its share and its requests find no target).
+std::vector<std::pair<RegionIndex, double>> region_shares(const ClientPopulationConfig& population,
+                                                           const DeployedService& entry, const Topology& topology) {
+  std::vector<RegionIndex> serving;
+  for (ZoneIndex z : entry.zones) {
+    const RegionIndex r = topology.region_of(z);
+    if (std::find(serving.begin(), serving.end(), r) == serving.end()) serving.push_back(r);
+  }
+  const GeoRouter router(*population.routing, topology, population_zone(population, topology), serving);
+  const std::vector<RegionIndex> regions = router.regions();
+  double total = 0;
+  for (RegionIndex r : regions) total += router.weight(r);
+  const bool all_zero = total <= 0;  // Route 53's rule: equal shares
+  if (population.routing->policy == "latency") {
+    for (RegionIndex r : regions) {
+      if (all_zero || router.weight(r) > 0) return {{r, 1.0}};
+    }
+    return {};
+  }
+  std::vector<std::pair<RegionIndex, double>> shares;
+  for (RegionIndex r : regions) {
+    shares.emplace_back(r, all_zero ? 1.0 / static_cast<double>(regions.size()) : router.weight(r) / total);
+  }
+  return shares;
+}
+}  // namespace
+
+ZoneSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
+                           const Topology& topology, const TopologyState& /*state*/) {
+  const auto from = population_zone(population, topology);
+  if (!population.routing) return zone_split(entry, from);
+  ZoneSplit split{std::vector<double>(entry.zones.size(), 0.0), std::vector<double>(entry.zones.size(), 0.0)};
+  for (const auto& [region, fraction] : region_shares(population, entry, topology)) {
+    std::vector<bool> in_region(entry.zones.size());
+    for (std::size_t k = 0; k < entry.zones.size(); ++k) in_region[k] = topology.region_of(entry.zones[k]) == region;
+    const ZoneSplit part = zone_split(entry, from, in_region);
+    for (std::size_t k = 0; k < entry.zones.size(); ++k) {
+      split.share[k] += fraction * part.share[k];
+      split.tried_local[k] += fraction * part.tried_local[k];
+    }
+  }
+  return split;
+}
+
+}  // namespace drsim
