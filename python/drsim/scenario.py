@@ -24,6 +24,8 @@ from drsim.errors import RunInterrupted
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from drsim._config import Metadata, ScenarioSpec, Service, Topology
+    from drsim.config import ConfigList
     from drsim.result import Result
 
 __all__ = ["Scenario", "Progress", "load", "load_file", "load_text", "Source", "Overrides", "Until"]
@@ -241,8 +243,12 @@ def _check_seed(seed: int | None) -> int | None:
 
 
 class Scenario:
-    """A loaded, validated scenario. Immutable: :meth:`with_overrides` returns
-    a new one. Get one from :func:`drsim.load`."""
+    """A loaded, validated scenario. Immutable: :meth:`replace` and
+    :meth:`with_overrides` return a new one. Get one from :func:`drsim.load`.
+
+    Its resolved configuration is typed and read-only: :attr:`spec` (the
+    whole tree), with :attr:`metadata`, :attr:`topology` and :attr:`services`
+    as shortcuts; see :mod:`drsim.config` for names and units."""
 
     __slots__ = ("_core",)
 
@@ -284,11 +290,46 @@ class Scenario:
 
     @property
     def api_version(self) -> str:
+        """``apiVersion``."""
         return self._core.api_version
 
     @property
     def kind(self) -> str:
+        """``kind``: always ``Scenario``."""
         return self._core.kind
+
+    # -- the resolved configuration, typed (see drsim.config) --
+    @property
+    def metadata(self) -> Metadata:
+        """``metadata``: name and description."""
+        return self._core.metadata
+
+    @property
+    def spec(self) -> ScenarioSpec:
+        """``spec``: the whole resolved configuration as read-only views, e.g.
+        ``spec.load[0].load.rate`` (requests per second) or
+        ``spec.timeline["fail-a"].at`` (seconds). Defaults are filled in and
+        the topology file is read in; units are described in
+        :mod:`drsim.config`."""
+        return self._core.spec
+
+    @property
+    def topology(self) -> Topology:
+        """``spec.topology``: regions, zones, links and services, plus the
+        queries of :mod:`drsim.topology` (``rtt``, ``route``, ``reachable``,
+        ``partitions``)."""
+        return self._core.spec.topology
+
+    @property
+    def services(self) -> ConfigList[Service]:
+        """The topology's services; ``services["payments"].concurrency``."""
+        return self._core.spec.topology.services
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved configuration as plain data: nested dicts keyed by
+        attribute name (snake_case), lists, and values in the units of
+        :mod:`drsim.config` (seconds, per second, ...)."""
+        return self._core._asdict()
 
     @property
     def guards(self) -> dict[str, Any]:
@@ -302,12 +343,14 @@ class Scenario:
 
     @property
     def regions(self) -> list[dict[str, Any]]:
-        """The topology's regions: ``[{"name": ..., "zones": [...]}, ...]``."""
+        """The topology's regions as dicts: ``[{"name": ..., "zones": [...]}, ...]``
+        (typed: :attr:`topology` ``.regions``)."""
         return list(self._core.regions())
 
     @property
     def links(self) -> list[dict[str, Any]]:
-        """The topology's links: ``[{"name", "between", "rtt_s", "bandwidth_bps"}, ...]``."""
+        """The topology's links as dicts: ``[{"name", "between", "rtt_s", "bandwidth_bps"}, ...]``
+        (typed: :attr:`topology` ``.links``)."""
         return [
             {
                 "name": l["name"],
@@ -352,6 +395,29 @@ class Scenario:
         ``["a", "b"]``, ``{"k": "v"}``, a ``timedelta``). Raises
         :class:`drsim.ScenarioError` naming the override for a bad value."""
         return Scenario(self._core.with_overrides(_override_list(overrides)))
+
+    def replace(self, changes: Mapping[str, Any]) -> Scenario:
+        """The same scenario with typed changes, ``{path: value}``::
+
+            s.replace({"spec.load[0].load.rate": 500.0,                 # per second
+                       "spec.topology.services[payments].replicas[0].replicas": 4,
+                       "spec.timeline[fail-a].at": 300.0,               # seconds
+                       "spec.load[checkout].timeout": None})            # unset
+
+        Paths are those of :meth:`with_overrides` (``[index]`` or ``[name]``
+        selects a list item), with keys in YAML camelCase or Python
+        snake_case. Values are in the units of :mod:`drsim.config` (seconds,
+        per second, bits per second, fractions, bytes); a str is taken as
+        scenario text (``"5m"``, ``"800rps"``); a struct takes a dict of its
+        fields or a config view (``other.services["payments"]``), a list a
+        list; ``None`` unsets an optional field.
+
+        Each change becomes an override (see :attr:`overrides`) and the
+        scenario is loaded again through the same validation as a file, so a
+        bad path or value raises :class:`drsim.ScenarioError` naming the
+        path. The scenario itself never changes.
+        """
+        return self.with_overrides(self._core.replacement_overrides(changes))
 
     def to_yaml(self) -> str:
         """The resolved scenario as YAML (topology inlined, defaults written out)."""

@@ -23,6 +23,8 @@ py::dict target_dict(const ActionTarget& target) {
   if (!target.zone.empty()) d["zone"] = target.zone;
   if (!target.region.empty()) d["region"] = target.region;
   if (!target.link.empty()) d["link"] = target.link;
+  if (!target.service.empty()) d["service"] = target.service;
+  if (!target.population.empty()) d["population"] = target.population;
   return d;
 }
 
@@ -72,9 +74,9 @@ py::list links_list(const Scenario& s) {
 }  // namespace
 
 void bind_scenario(py::module_& m) {
+  // The fields of the document (api_version, kind, metadata, spec) are bound
+  // by bind_config.cc from Scenario's field list.
   py::class_<Scenario>(m, "Scenario", "A loaded, validated scenario (immutable).")
-      .def_property_readonly("api_version", [](const Scenario& s) { return s.api_version; })
-      .def_property_readonly("kind", [](const Scenario& s) { return s.kind; })
       .def_property_readonly("name", [](const Scenario& s) { return s.metadata.name; })
       .def_property_readonly("description", [](const Scenario& s) { return s.metadata.description; })
       .def_property_readonly("duration_ns", [](const Scenario& s) { return to_ns(s.spec.duration); })

@@ -1,4 +1,5 @@
-// sim/units.h: Python hands durations over as text ("2h") or nanoseconds.
+// sim/units.h: Python hands durations over as text ("2h") or nanoseconds,
+// rates as text ("800rps") or float per second.
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,9 @@ void bind_units(py::module_& m) {
   m.def(
       "format_duration_ns", [](std::int64_t ns) { return format_duration(Duration(ns)); }, py::arg("ns"),
       "Canonical text of a duration given in nanoseconds (\"1h30m\").");
+  m.def(
+      "parse_rate_per_second", [](const std::string& text) { return parse_rate(text).per_second; }, py::arg("text"),
+      "Parses a rate with a unit (\"800rps\", \"1200/min\") into requests per second. Raises ValueError.");
 }
 
 }  // namespace drsim::python

@@ -14,6 +14,17 @@ void bind_errors(py::module_& m);
 void bind_units(py::module_& m);
 // io/scenario.h, io/scenario_loader.h: loading, overrides, docs.
 void bind_scenario(py::module_& m);
+// The resolved config tree as read-only views generated from the field lists
+// (sim/fields.h), and Scenario.replace()'s typed overrides. After bind_scenario.
+void bind_config(py::module_& m);
+// models/topology/topology.h: RTT, routes, reachability and partitions, as
+// methods of the Topology view. After bind_config.
+void bind_topology(py::module_& m);
+// analysis/queueing.h: Erlang B/C, M/M/c, M/M/c/K.
+void bind_queueing(py::module_& m);
+// analysis/n_plus_one.h (`drsim check`) is not bound yet: it is being
+// reworked. Its place is bind_check(m) in bind_check.cc, wrapped by
+// drsim/check.py, once its API has settled.
 // io/run.h, io/result_writer.h, sim/recorder.h: running and the results.
 void bind_run(py::module_& m);
 
