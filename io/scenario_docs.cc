@@ -302,6 +302,24 @@ std::string scenario_format_markdown() {
        "minute, `rph` per hour. Sizes: `kB`, `MB`, ... are powers of 1000 and `KiB`, `MiB`, ... powers of "
        "1024.\n\n";
 
+  s += "## CSV inputs\n\n";
+  s += "A rate trace (`load: {kind: trace, file: traces/checkout.csv}`) or empirical service times "
+       "(`serviceTime: {kind: empirical, file: samples.csv}`) can be read from a CSV file instead of written "
+       "inline; give `file` or `points`/`samples`, not both.\n\n"
+       "- The first row names the columns, in any order. A trace has `at` (time since the start, never going "
+       "back; equal times make a step) and `rate` (>= 0); service times have one column, `duration` (> 0).\n"
+       "- Cells carry their unit as in YAML (`90s,1200rps`; `12.5ms`), or the header names it once after an "
+       "underscore and the cells are plain numbers (`at_s,rate_rps` then `90,1200`; `duration_ms` then `12.5`).\n"
+       "- RFC 4180: commas between fields, optional double quotes (`\"\"` for a quote); spaces around a field "
+       "and blank lines are ignored, a UTF-8 byte-order mark is skipped; at most 4 MiB.\n"
+       "- Paths are relative to the file that holds `file:` (the scenario, or the topology file for its "
+       "services), also when set with `--set`; scenario text from `drsim.load_text` resolves against `base_dir` "
+       "(default: the current directory). The resolved scenario keeps the `file:` reference, as an absolute "
+       "path.\n"
+       "- A problem in the file is reported at the `file:` value with the CSV position: `s.yaml:21:15: "
+       "spec.load[0].load.file: traces/checkout.csv:14:5: expected a rate with a unit, e.g. \"800rps\", got "
+       "\"1200\"`.\n\n";
+
   MarkdownSections sections;
   sections.add<Scenario>();
   sections.add<TopologyDocument>();
