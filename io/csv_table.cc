@@ -1,5 +1,6 @@
 #include "io/csv_table.h"
 
+#include "io/utf8.h"
 #include "sim/quote.h"
 
 namespace drsim {
@@ -7,34 +8,6 @@ namespace drsim {
 namespace {
 
 constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0. (The same
-// rules as io/yaml_document.cc's check of scenario text: no overlong forms,
-// no UTF-16 surrogates, nothing beyond U+10FFFF.)
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = b(i);
-  std::size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the first continuation byte
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    len = 2;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    len = 3;
-    if (lead == 0xe0) lo = 0xa0;
-    if (lead == 0xed) hi = 0x9f;
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    len = 4;
-    if (lead == 0xf0) lo = 0x90;
-    if (lead == 0xf4) hi = 0x8f;
-  } else {
-    return 0;
-  }
-  for (std::size_t k = 1; k < len; ++k) {
-    if (i + k >= text.size() || b(i + k) < (k == 1 ? lo : 0x80) || b(i + k) > (k == 1 ? hi : 0xbf)) return 0;
-  }
-  return len;
-}
 
 // Walks the text one character (UTF-8 sequence) at a time, keeping the line
 // and column, and refusing bytes that are not text as it meets them.
@@ -53,7 +26,7 @@ class Scanner {
   // The next character's bytes, checked.
   std::string_view peek() const {
     const auto byte = static_cast<unsigned char>(text_[at_.pos]);
-    const std::size_t len = utf8_length(text_, at_.pos);
+    const std::size_t len = utf8_sequence(text_, at_.pos);
     const bool control = byte == 0x7f || (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r');
     if (len == 0 || control) {
       constexpr char kHex[] = "0123456789abcdef";

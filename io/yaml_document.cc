@@ -7,8 +7,9 @@
 #include <cstring>
 #include <memory>
 
-#include "sim/quote.h"
 #include "io/scenario_loader.h"
+#include "io/utf8.h"
+#include "sim/quote.h"
 
 namespace drsim {
 
@@ -17,32 +18,6 @@ namespace {
 std::string too_large(std::string_view size) {
   return "expected at most " + std::to_string(kMaxScenarioBytes) + " bytes (" +
          std::to_string(kMaxScenarioBytes >> 20) + " MiB), got " + std::string(size) + " bytes";
-}
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0.
-std::size_t utf8_sequence(std::string_view text, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = b(i);
-  std::size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the first continuation byte
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    len = 2;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    len = 3;
-    if (lead == 0xe0) lo = 0xa0;  // overlong
-    if (lead == 0xed) hi = 0x9f;  // UTF-16 surrogates
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    len = 4;
-    if (lead == 0xf0) lo = 0x90;  // overlong
-    if (lead == 0xf4) hi = 0x8f;  // beyond U+10FFFF
-  } else {
-    return 0;
-  }
-  for (std::size_t k = 1; k < len; ++k) {
-    if (i + k >= text.size() || b(i + k) < (k == 1 ? lo : 0x80) || b(i + k) > (k == 1 ? hi : 0xbf)) return 0;
-  }
-  return len;
 }
 
 // Refuses text that is too large, not UTF-8, or holds control bytes other
