@@ -36,6 +36,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   std::vector<Service*> services;
   for (const ServiceConfig& config : spec.topology.config.services) {
     services.push_back(&sim->add<Service>(config, &domains, spec.metrics_window));
+    services.back()->record_pod_series(spec.pod_metrics);
   }
   const auto find_service = [&services](std::string_view name) -> Service* {
     for (Service* s : services) {

@@ -88,6 +88,7 @@ struct ScenarioSpec {
   GuardsConfig guards;
   std::vector<ClientPopulationConfig> load;
   Duration metrics_window = std::chrono::seconds(1);
+  bool pod_metrics = false;
   std::vector<ActionConfig> timeline;
   ObjectivesConfig objectives;
 
@@ -103,6 +104,8 @@ struct ScenarioSpec {
         field("load", &ScenarioSpec::load, "Client populations: who sends requests to which service, how fast."),
         field("metricsWindow", &ScenarioSpec::metrics_window,
               "Width of the windows of per-window series (counts, latency quantiles, gauges).", kPositive),
+        field("podMetrics", &ScenarioSpec::pod_metrics,
+              "Also record per-pod series (pod.utilization, pod.cpu_cores): one series per pod and metric."),
         field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
         field("objectives", &ScenarioSpec::objectives,
               "What the run is judged against: the success ratio the clients must get back to after a fault."),

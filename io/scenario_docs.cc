@@ -124,7 +124,7 @@ template <class T>
 std::string quantity_row() {
   using C = ValueCodec<T>;
   std::vector<std::string> units;
-  for (std::string_view u : C::units()) units.push_back(code(u));
+  for (std::string_view u : C::units()) units.push_back(u.empty() ? std::string("none (cores)") : code(u));
   return "| " + std::string(C::kName) + " | " + (C::kCompound ? "one or more `<number><unit>`" : "`<number><unit>`") +
          " | " + join(units) + " | " + code(C::kExample) + " |\n";
 }
@@ -296,11 +296,13 @@ std::string scenario_format_markdown() {
        "nanosecond and may combine several units, largest first by convention: `1h30m`, `1m30.5s`.\n\n";
   s += "| Type | Written as | Units | Example |\n|---|---|---|---|\n";
   s += quantity_row<Duration>() + quantity_row<Bandwidth>() + quantity_row<Rate>() + quantity_row<Ratio>() +
-       quantity_row<ByteSize>();
+       quantity_row<ByteSize>() + quantity_row<CpuQuantity>();
   s += "\nDuration units: `ns`, `us` (or `µs`), `ms`, `s`, `m` (minutes), `h`, `d` (24 h). Bandwidth units are "
        "decimal: `kbps` is 1000 bits per second and `B/s` units count bytes. Rates: `rps` per second, `rpm` per "
        "minute, `rph` per hour. Sizes: `kB`, `MB`, ... are powers of 1000 and `KiB`, `MiB`, ... powers of "
-       "1024.\n\n";
+       "1024. CPU is counted as Kubernetes counts it: `500m` is 500 millicores, and a bare number (`2`, "
+       "`1.5`) is cores, the one quantity written without a unit, so that resources can be pasted from a "
+       "manifest.\n\n";
 
   s += "## CSV inputs\n\n";
   s += "A rate trace (`load: {kind: trace, file: traces/checkout.csv}`) or empirical service times "

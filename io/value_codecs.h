@@ -167,6 +167,14 @@ struct ValueCodec<ByteSize> : QuantityCodec<ByteSize, parse_byte_size, format_by
   static constexpr bool kCompound = false;
 };
 
+template <>
+struct ValueCodec<CpuQuantity> : QuantityCodec<CpuQuantity, parse_cpu, format_cpu, cpu_units> {
+  static constexpr std::string_view kName = "cpu";
+  static constexpr std::string_view kExpected = kCpuExpected;
+  static constexpr std::string_view kExample = kCpuExample;
+  static constexpr bool kCompound = false;
+};
+
 // A type whose values are one YAML scalar.
 template <class T>
 concept Leaf = requires(std::string_view text) {

@@ -86,6 +86,12 @@ constexpr std::array<IntUnit, 9> kByteSizeUnits{{
     {"TiB", 1ull << 40},
 }};
 
+// Bare numbers are cores, as in Kubernetes manifests.
+constexpr std::array<IntUnit, 2> kCpuUnits{{
+    {"m", 1},
+    {"", 1'000},
+}};
+
 // The accepted unit names, in table order: derived so that they cannot differ
 // from what the parsers accept.
 template <class Unit, std::size_t N>
@@ -99,6 +105,7 @@ constexpr auto kBandwidthUnitNames = suffixes_of(kBandwidthUnits);
 constexpr auto kRateUnitNames = suffixes_of(kRateUnits);
 constexpr auto kRatioUnitNames = suffixes_of(kRatioUnits);
 constexpr auto kByteSizeUnitNames = suffixes_of(kByteSizeUnits);
+constexpr auto kCpuUnitNames = suffixes_of(kCpuUnits);
 
 constexpr Grammar kDurationGrammar{kDurationExpected, "a duration without spaces, e.g. \"28ms\"",
                                    "a duration such as \"250ms\" or \"1h30m\"", kDurationUnitNames};
@@ -109,6 +116,8 @@ constexpr Grammar kRateGrammar{kRateExpected, "a rate without spaces, e.g. \"800
                                "a rate such as \"800rps\" or \"1200/min\"", kRateUnitNames};
 constexpr Grammar kRatioGrammar{kRatioExpected, "a percentage without spaces, e.g. \"10%\"",
                                 "a percentage such as \"10%\" or \"0.5%\"", kRatioUnitNames};
+constexpr Grammar kCpuGrammar{kCpuExpected, "a CPU quantity without spaces, e.g. \"500m\"",
+                              "a CPU quantity such as \"500m\" or \"2\"", kCpuUnitNames};
 constexpr Grammar kByteSizeGrammar{kByteSizeExpected, "a size without spaces, e.g. \"64MiB\"",
                                    "a size such as \"64MiB\" or \"1.5GB\"", kByteSizeUnitNames};
 
@@ -125,7 +134,7 @@ constexpr Grammar kByteSizeGrammar{kByteSizeExpected, "a size without spaces, e.
     expected += " (units: ";
     for (std::size_t i = 0; i < g.units.size(); ++i) {
       if (i > 0) expected += ", ";
-      expected += g.units[i];
+      expected += g.units[i].empty() ? std::string_view("none") : g.units[i];  // a bare number (CPU cores)
     }
     expected += ")";
   }
@@ -499,6 +508,39 @@ std::string format_byte_size(ByteSize s) {
   return (s.bytes < 0 ? "-" : "") + best;
 }
 
+// ---- CPU -----------------------------------------------------------------------
+
+CpuQuantity parse_cpu(std::string_view text) {
+  const Grammar& g = kCpuGrammar;
+  reject_spaces(g, text);
+  std::size_t pos = 0;
+  const bool negative = read_sign(text, pos);
+  Number n;
+  if (!read_number(text, pos, n)) fail_usage(g, text);
+  const IntUnit* unit = find_unit(kCpuUnits, text.substr(pos));
+  if (unit == nullptr) fail_usage(g, text);
+  std::uint64_t milli = 0;
+  std::int64_t count = 0;
+  switch (scale_exact(n, unit->factor, milli)) {
+    case Exactness::kExact:
+      break;
+    case Exactness::kFractional:
+      fail("a whole number of millicores (Kubernetes' finest CPU unit)", text);
+    case Exactness::kOverflow:
+      milli = std::numeric_limits<std::uint64_t>::max();
+      break;
+  }
+  if (!to_signed(milli, negative, count)) fail("a CPU quantity that fits in 64 bits of millicores", text);
+  return CpuQuantity{count};
+}
+
+std::string format_cpu(CpuQuantity c) {
+  const std::uint64_t mag = magnitude(c.millicores);
+  const std::string sign = c.millicores < 0 ? "-" : "";
+  if (mag % 1000 == 0) return sign + std::to_string(mag / 1000);
+  return sign + std::to_string(mag) + "m";
+}
+
 // ---- unit lists ----------------------------------------------------------------
 
 std::span<const std::string_view> duration_units() { return kDurationUnitNames; }
@@ -506,5 +548,6 @@ std::span<const std::string_view> bandwidth_units() { return kBandwidthUnitNames
 std::span<const std::string_view> rate_units() { return kRateUnitNames; }
 std::span<const std::string_view> ratio_units() { return kRatioUnitNames; }
 std::span<const std::string_view> byte_size_units() { return kByteSizeUnitNames; }
+std::span<const std::string_view> cpu_units() { return kCpuUnitNames; }
 
 }  // namespace drsim

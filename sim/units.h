@@ -1,7 +1,7 @@
 #pragma once
 // Quantities with units. In scenario text every quantity carries its unit
 // ("28ms", "10Gbps", "800rps", "10%", "64MiB"); a bare number where a unit is
-// needed is an error. These types keep the unit's meaning in C++ too.
+// needed is an error (CPU, counted in cores as Kubernetes does, is the exception). These types keep the unit's meaning in C++ too.
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -33,6 +33,13 @@ struct ByteSize {
   friend constexpr bool operator==(ByteSize, ByteSize) = default;
   friend constexpr auto operator<=>(ByteSize, ByteSize) = default;
 };
+// CPU as Kubernetes counts it: in millicores, exact ("500m" is half a core).
+struct CpuQuantity {
+  std::int64_t millicores = 0;
+  constexpr double cores() const { return static_cast<double>(millicores) / 1000.0; }
+  friend constexpr bool operator==(CpuQuantity, CpuQuantity) = default;
+  friend constexpr auto operator<=>(CpuQuantity, CpuQuantity) = default;
+};
 
 // What an error expects where each quantity belongs, and a typical value:
 // one spelling shared by the parsers' messages and the generated docs.
@@ -46,6 +53,8 @@ inline constexpr std::string_view kRatioExpected = "a percentage, e.g. \"10%\"";
 inline constexpr std::string_view kRatioExample = "10%";
 inline constexpr std::string_view kByteSizeExpected = "a size with a unit, e.g. \"64MiB\"";
 inline constexpr std::string_view kByteSizeExample = "64MiB";
+inline constexpr std::string_view kCpuExpected = "a CPU quantity, e.g. \"500m\" or \"2\"";
+inline constexpr std::string_view kCpuExample = "500m";
 
 // Thrown by the parsers with the "expected ..." half of a message; the
 // scenario decoder adds file:line:col and the YAML path.
@@ -68,6 +77,11 @@ Rate parse_rate(std::string_view text);
 Ratio parse_ratio(std::string_view text);
 // Sizes: <number><unit>, units B, kB, MB, GB, TB (decimal) and KiB, MiB, GiB, TiB.
 ByteSize parse_byte_size(std::string_view text);
+// CPU: <number>m (millicores) or a bare <number> of cores, as Kubernetes
+// manifests write it ("500m", "2", "1.5"): the one quantity where a bare
+// number is accepted, so that resources can be pasted from a manifest.
+// Exact to the millicore; finer input is an error.
+CpuQuantity parse_cpu(std::string_view text);
 
 // Canonical text that parses back to the same value: "1h30m", "250ms", "10Gbps",
 // "800rps", "10%", "64MiB". Used by the resolved-scenario writer.
@@ -76,6 +90,7 @@ std::string format_bandwidth(Bandwidth b);
 std::string format_rate(Rate r);
 std::string format_ratio(Ratio r);
 std::string format_byte_size(ByteSize s);
+std::string format_cpu(CpuQuantity c);  // "2" for whole cores, else "1500m"
 
 // The unit suffixes each parser accepts, in the order the docs list them. The
 // scenario reference and JSON Schema are generated from these, so they cannot
@@ -85,5 +100,6 @@ std::span<const std::string_view> bandwidth_units();
 std::span<const std::string_view> rate_units();
 std::span<const std::string_view> ratio_units();
 std::span<const std::string_view> byte_size_units();
+std::span<const std::string_view> cpu_units();  // "m" and "" (cores)
 
 }  // namespace drsim

@@ -29,7 +29,10 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       metrics_window_(metrics_window),
       refuse_on_failure_(config_.zone_failure == "refuse"),
       least_outstanding_(config_.balancing == "least-outstanding"),
-      random_(config_.balancing == "random") {
+      random_(config_.balancing == "random"),
+      per_worker_cores_(config_.cpu.per_worker.cores()),
+      idle_cores_(config_.cpu.idle.cores()),
+      request_cores_(config_.cpu_request().cores()) {
   for (const ReplicasConfig& r : config_.replicas) {
     Zone zone;
     zone.name = r.zone;
@@ -41,7 +44,7 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       }
     }
     zones_.push_back(std::move(zone));
-    for (std::uint32_t i = 0; i < r.replicas; ++i) add_pod(zones_.size() - 1);
+    for (std::uint32_t i = 0; i < r.replicas; ++i) add_pod(zones_.size() - 1, true);
   }
   if (domains_ != nullptr) {
     zone_in_topology_zone_.assign(domains_->topology().zone_count(), kNoZone);
@@ -57,29 +60,93 @@ inline void Service::count_pod(const Pod& pod, int sign) {
     add(zone.routable_pods, 1);
     add(zone.idle_routable_workers, config_.concurrency - pod.busy);
   }
-  if (pod.up && pod.present) add(zone.live_pods, 1);
+  if (pod.serving()) add(zone.live_pods, 1);
+}
+
+inline void Service::accrue(Pod& pod, std::int64_t now_ns) {
+  const std::int64_t dt = now_ns - pod.usage_since_ns;
+  if (dt == 0) return;
+  pod.busy_ns += static_cast<std::int64_t>(pod.busy) * dt;
+  pod.computing_ns += static_cast<std::int64_t>(pod.computing) * dt;
+  if (pod.running()) pod.running_ns += dt;
+  pod.usage_since_ns = now_ns;
 }
 
 template <class Change>
 inline void Service::change_pod(std::size_t p, Change&& change) {
   Pod& pod = pods_[p];
+  accrue(pod, clock_ns());
   count_pod(pod, -1);
   change(pod);
   count_pod(pod, +1);
 }
 
-std::size_t Service::add_pod(std::size_t z) {
+void Service::retire_pod(std::size_t p) {
+  change_pod(p, [](Pod& gone) { gone.present = false; });
+  // Out of the zone's list, so that balancing never walks pods long gone
+  // (a control plane churns through many in a long run).
+  Zone& zone = zones_[pods_[p].zone];
+  const auto it = std::find(zone.pods.begin(), zone.pods.end(), p);
+  if (it == zone.pods.end()) return;
+  const auto i = static_cast<std::size_t>(it - zone.pods.begin());
+  zone.pods.erase(it);
+  if (zone.next_pod > i) --zone.next_pod;
+  if (zone.next_pod >= zone.pods.size()) zone.next_pod = 0;
+}
+
+std::size_t Service::start_pod(std::size_t z, bool ready) {
+  if (z >= zones_.size()) throw SimulationError("service \"" + config_.name + "\": no zone " + std::to_string(z));
+  const std::size_t p = add_pod(z, ready);
+  update_gauges(z);
+  return p;
+}
+
+void Service::set_pod_ready(std::size_t p, bool ready) {
+  Pod& pod = pods_.at(p);
+  if (pod.ready == ready || !pod.present) return;
+  change_pod(p, [ready](Pod& changed) { changed.ready = ready; });
+  update_gauges(pod.zone);
+}
+
+void Service::remove_pod(std::size_t p) {
+  Pod& pod = pods_.at(p);
+  if (!pod.present || pod.terminating) return;
+  if (pod.outstanding() == 0 || !pod.up) {
+    // Nothing to finish (a pod of a failed zone has lost what it held).
+    retire_pod(p);
+  } else {
+    change_pod(p, [](Pod& leaving) { leaving.terminating = true; });
+  }
+  update_gauges(pod.zone);
+}
+
+void Service::kill_pod(std::size_t p) {
+  Pod& pod = pods_.at(p);
+  if (!pod.present) return;
+  std::vector<std::pair<JobOwner*, std::uint64_t>> refused;
+  drop_work(p, true, refused);
+  retire_pod(p);
+  update_gauges(pod.zone);
+  for (const auto& [owner, token] : refused) owner->on_served(token, ServeOutcome::kRefused);
+}
+
+std::size_t Service::add_pod(std::size_t z, bool ready) {
   const std::size_t p = pods_.size();
   Pod pod;
   pod.zone = z;
+  pod.ready = ready;
   pod.slots.assign(config_.concurrency, Pod::Slot{});
   pod.free_slots.assign((config_.concurrency + 63) / 64, ~std::uint64_t{0});
   if (config_.concurrency % 64 != 0) pod.free_slots.back() = (std::uint64_t{1} << (config_.concurrency % 64)) - 1;
   // A pod added while its zone is down waits for the zone like the others.
   const std::optional<ZoneIndex> where = zones_[z].topology_zone;
   pod.up = domains_ == nullptr || !where || domains_->zone_up(*where);
+  pod.name = config_.name + "-" + zones_[z].name + "-" + std::to_string(zones_[z].pods_created++);
+  pod.usage_since_ns = clock_ns();
+  pod.present_at_mark = true;
   pods_.push_back(std::move(pod));
   zones_[z].pods.push_back(p);
+  if (record_pod_series_ && attached()) declare_pod_series(pods_[p]);
   count_pod(pods_[p], +1);
   return p;
 }
@@ -96,6 +163,11 @@ void Service::attach() {
     z.utilization = metrics_->gauge("zone.utilization", labels);
     z.queue_length = metrics_->gauge("service.queue_length", labels);
     z.pod_count = metrics_->gauge("service.pods", labels);
+    z.cpu_cores = recorder().series("service.cpu_cores", labels);
+    z.cpu_utilization = recorder().series("service.cpu_utilization", labels);
+  }
+  if (record_pod_series_) {
+    for (Pod& pod : pods_) declare_pod_series(pod);
   }
   if (domains_ != nullptr) domains_->on_change([this] { on_topology_change(); });
 }
@@ -103,6 +175,76 @@ void Service::attach() {
 void Service::start() {
   if (domains_ != nullptr) on_topology_change();
   for (std::size_t z = 0; z < zones_.size(); ++z) update_gauges(z);
+  usage_mark_ns_ = to_ns(now());
+  // The usage series are written once per window boundary, in step with the
+  // other windowed series (a point is stamped at its window's start).
+  const std::int64_t w = to_ns(metrics_window_);
+  const std::int64_t next = (usage_mark_ns_ / w + 1) * w;
+  schedule_at(SimTime{Duration{next}}, "service.usage_window", [this] { usage_tick(); });
+}
+
+void Service::usage_tick() {
+  write_usage_window();
+  schedule_after(metrics_window_, "service.usage_window", [this] { usage_tick(); });
+}
+
+void Service::declare_pod_series(Pod& pod) {
+  const Labels labels{{"service", config_.name}, {"zone", zones_[pod.zone].name}, {"pod", pod.name}};
+  pod.utilization_series = recorder().series("pod.utilization", labels);
+  pod.cpu_series = recorder().series("pod.cpu_cores", labels);
+  pod.has_series = true;
+}
+
+void Service::write_usage_window() {
+  const std::int64_t t = to_ns(now());
+  const std::int64_t length = t - usage_mark_ns_;
+  if (length <= 0) return;
+  // Windows are [k w, (k+1) w) from the start of the run; the point is
+  // stamped at the window's start, like WindowedMetrics'.
+  const std::int64_t w = to_ns(metrics_window_);
+  const SimTime stamp{Duration{usage_mark_ns_ / w * w}};
+  const double span = static_cast<double>(length);
+  std::vector<double> zone_core_ns(zones_.size(), 0.0), zone_running_ns(zones_.size(), 0.0);
+  for (Pod& pod : pods_) {
+    accrue(pod, t);
+    const std::int64_t busy = pod.busy_ns - pod.busy_ns_mark;
+    const std::int64_t computing = pod.computing_ns - pod.computing_ns_mark;
+    const std::int64_t running = pod.running_ns - pod.running_ns_mark;
+    const double core_ns = per_worker_cores_ * static_cast<double>(computing) + idle_cores_ * static_cast<double>(running);
+    zone_core_ns[pod.zone] += core_ns;
+    zone_running_ns[pod.zone] += static_cast<double>(running);
+    if (pod.has_series && (pod.present || pod.present_at_mark)) {
+      recorder().record(pod.utilization_series, stamp,
+                        static_cast<double>(busy) / (span * static_cast<double>(config_.concurrency)));
+      recorder().record(pod.cpu_series, stamp, core_ns / span);
+    }
+    pod.busy_ns_mark = pod.busy_ns;
+    pod.computing_ns_mark = pod.computing_ns;
+    pod.running_ns_mark = pod.running_ns;
+    pod.present_at_mark = pod.present;
+  }
+  for (std::size_t z = 0; z < zones_.size(); ++z) {
+    recorder().record(zones_[z].cpu_cores, stamp, zone_core_ns[z] / span);
+    // Of the pods that ran: a zone with none running has no utilisation.
+    const double requested = request_cores_ * zone_running_ns[z];
+    recorder().record(zones_[z].cpu_utilization, stamp, requested > 0 ? zone_core_ns[z] / requested : 0.0);
+  }
+  usage_mark_ns_ = t;
+}
+
+Service::PodUsage Service::pod_usage(std::size_t p) const {
+  const Pod& pod = pods_[p];
+  const std::int64_t dt = clock_ns() - pod.usage_since_ns;
+  return PodUsage{
+      .busy = Duration{pod.busy_ns + static_cast<std::int64_t>(pod.busy) * dt},
+      .computing = Duration{pod.computing_ns + static_cast<std::int64_t>(pod.computing) * dt},
+      .running = Duration{pod.running_ns + (pod.running() ? dt : 0)},
+  };
+}
+
+double Service::pod_cpu_core_seconds(std::size_t p) const {
+  const PodUsage u = pod_usage(p);
+  return per_worker_cores_ * to_seconds(u.computing) + idle_cores_ * to_seconds(u.running);
 }
 
 std::uint32_t Service::pods(std::size_t zone) const {
@@ -129,7 +271,7 @@ void Service::set_replicas(std::size_t z, std::uint32_t n) {
   std::uint32_t current = pods(z);
   // Pod start-up (image pull, readiness probe) is the Kubernetes model's
   // business, a later issue: here a new pod is ready at once.
-  for (; current < n; ++current) add_pod(z);
+  for (; current < n; ++current) add_pod(z, true);
   if (current > n) {
     std::uint32_t excess = current - n;
     const std::vector<std::size_t> members = zones_[z].pods;
@@ -141,13 +283,11 @@ void Service::set_replicas(std::size_t z, std::uint32_t n) {
         if (!pod.present || pod.terminating) continue;
         const bool idle = pod.outstanding() == 0;
         if (pass == 0 && !idle) continue;
-        change_pod(*it, [idle](Pod& leaving) {
-          if (idle) {
-            leaving.present = false;
-          } else {
-            leaving.terminating = true;
-          }
-        });
+        if (idle) {
+          retire_pod(*it);
+        } else {
+          change_pod(*it, [](Pod& leaving) { leaving.terminating = true; });
+        }
         --excess;
       }
     }
@@ -158,16 +298,24 @@ void Service::set_replicas(std::size_t z, std::uint32_t n) {
 std::uint32_t Service::kill_pods(std::size_t z, std::uint32_t n) {
   if (z >= zones_.size()) throw SimulationError("service \"" + config_.name + "\": no zone " + std::to_string(z));
   std::vector<std::pair<JobOwner*, std::uint64_t>> refused;
-  std::uint32_t killed = 0;
+  std::vector<std::size_t> victims;
   for (std::size_t p : zones_[z].pods) {
-    if (killed == n) break;
+    if (victims.size() == n) break;
     const Pod& pod = pods_[p];
     if (!pod.present || pod.terminating) continue;
-    drop_work(p, true, refused);
-    change_pod(p, [](Pod& dead) { dead.present = false; });
-    ++killed;
+    victims.push_back(p);
   }
+  for (std::size_t p : victims) {
+    drop_work(p, true, refused);
+    retire_pod(p);
+  }
+  const auto killed = static_cast<std::uint32_t>(victims.size());
   update_gauges(z);
+  // The control plane hears before the callers, so that a replacement can
+  // be on its way when they retry.
+  if (pod_killed_) {
+    for (std::size_t p : victims) pod_killed_(p);
+  }
   // Owners hear after the state is consistent: they may submit again at once.
   for (const auto& [owner, token] : refused) owner->on_served(token, ServeOutcome::kRefused);
   return killed;
@@ -184,7 +332,10 @@ void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwn
     release_slot(pod, slot);
   }
   zone.busy -= pod.busy;
-  change_pod(p, [](Pod& emptied) { emptied.busy = 0; });
+  change_pod(p, [](Pod& emptied) {
+    emptied.busy = 0;
+    emptied.computing = 0;
+  });
   if (refuse) {
     for (std::size_t i = 0; i < pod.queue.size(); ++i) refused.emplace_back(pod.queue[i].owner, pod.queue[i].token);
   }
@@ -368,7 +519,10 @@ void Service::release_slot(Pod& pod, std::size_t slot) {
 void Service::begin_service(std::size_t p, Job job) {
   Pod& pod = pods_[p];
   const std::size_t slot = take_slot(pod);
-  change_pod(p, [](Pod& taken) { ++taken.busy; });
+  change_pod(p, [](Pod& taken) {
+    ++taken.busy;
+    ++taken.computing;
+  });
   ++zones_[pod.zone].busy;
   Duration d = service_time_.sample(rng());
   if (slowdown_ != 1.0) d = Duration{static_cast<std::int64_t>(static_cast<double>(d.count()) * slowdown_)};
@@ -401,7 +555,10 @@ void Service::connect_calls(const std::function<Service*(std::string_view)>& fin
 }
 
 void Service::work_done(std::size_t p, std::size_t slot) {
-  Pod::Slot& s = pods_[p].slots[slot];
+  Pod& pod = pods_[p];
+  accrue(pod, to_ns(now()));
+  --pod.computing;  // the worker now waits on its calls, or ends
+  Pod::Slot& s = pod.slots[slot];
   s.work = EventId{};
   s.step = 0;
   start_step(p, slot);
@@ -571,7 +728,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
     --zone.queued;
     begin_service(p, next);
   } else if (pod.terminating && pod.busy == 0) {
-    change_pod(p, [](Pod& done) { done.present = false; });  // scaled down: it has finished its work and goes
+    retire_pod(p);  // scaled down: it has finished its work and goes
   }
   update_gauges(pod.zone);
   respond(job, pod.zone, outcome);
@@ -619,7 +776,7 @@ void Service::on_topology_change() {
     // black hole tells nobody; a refusal resets every connection at once. A
     // terminating pod has nothing left to finish: it is gone.
     drop_work(p, refuse_on_failure_, refused);
-    if (pod.terminating) change_pod(p, [](Pod& gone) { gone.present = false; });
+    if (pod.terminating) retire_pod(p);
   }
   for (std::size_t z = 0; z < zones_.size(); ++z) update_gauges(z);
   // Owners hear after the state is consistent: they may submit again at once.
@@ -636,6 +793,7 @@ void Service::stop() {
     }
   }
   metrics_->finish(t);
+  write_usage_window();  // the last, partial window
   for (const Zone& zone : zones_) {
     const Labels labels{{"service", config_.name}, {"zone", zone.name}};
     recorder().kpi("zone.utilization_mean", labels, metrics_->gauge_mean(zone.utilization));

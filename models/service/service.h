@@ -11,8 +11,17 @@
 // service.waited (arrivals that found every worker busy), service.rejected,
 // service.completed, service.response_{p50,p90,p99,mean}_s (queue + service),
 // zone.utilization (busy workers / workers of up pods),
-// service.queue_length and service.pods (pods taking new work). KPIs per zone at stop: utilization mean and peak,
-// overload seconds (time with requests queued), rejected.
+// service.queue_length and service.pods (pods taking new work),
+// service.cpu_cores (cores used by the zone's pods, see CpuConfig) and
+// service.cpu_utilization (those cores / requests.cpu of the running pods).
+// With record_pod_series, per pod as well (labels service, zone, pod):
+// pod.utilization (busy workers / concurrency) and pod.cpu_cores. KPIs per
+// zone at stop: utilization mean and peak, overload seconds (time with
+// requests queued), rejected.
+//
+// CPU and per-pod use are kept as exact integrals (worker-nanoseconds) that
+// advance when a pod's counts change, so the hot path pays an add and a
+// multiply; the window series are their differences, taken once per window.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -82,6 +91,45 @@ class Service : public Component, public JobOwner {
   std::uint32_t busy_workers(std::size_t zone) const;
   std::size_t queued(std::size_t zone) const;
 
+  // ---- pods run by a control plane (the Kubernetes model) ----
+  // A new pod in the zone; an unready one takes no work until
+  // set_pod_ready(pod, true) (its readiness probe passed). Returns its id.
+  std::size_t start_pod(std::size_t zone, bool ready);
+  // Endpoints follow readiness: an unready pod gets no new work but
+  // finishes what it holds.
+  void set_pod_ready(std::size_t pod, bool ready);
+  // Graceful deletion: no new work; it finishes what it holds, then goes.
+  void remove_pod(std::size_t pod);
+  // Sudden death: what it holds is refused at once.
+  void kill_pod(std::size_t pod);
+  bool pod_present(std::size_t pod) const { return pods_[pod].present; }
+  bool pod_ready(std::size_t pod) const { return pods_[pod].ready; }
+  bool pod_terminating(std::size_t pod) const { return pods_[pod].terminating; }
+  // Told of every pod the pods:kill fault kills, so that a control plane
+  // can replace it.
+  void on_pod_killed(std::function<void(std::size_t pod)> listener) { pod_killed_ = std::move(listener); }
+
+  // Every pod the service ever had, removed ones included: pod ids are
+  // indices below pod_total() and are never reused.
+  std::size_t pod_total() const { return pods_.size(); }
+  std::size_t pod_zone(std::size_t pod) const { return pods_[pod].zone; }
+  const std::string& pod_name(std::size_t pod) const { return pods_[pod].name; }
+  // A pod's use since it was added, up to now: worker-time busy (in service
+  // or waiting on calls), worker-time computing (its own work: what uses
+  // CPU) and time running (present, zone up). A metrics pipeline samples
+  // these and takes differences, as Kubernetes' does with cumulative CPU.
+  struct PodUsage {
+    Duration busy{};
+    Duration computing{};
+    Duration running{};
+  };
+  PodUsage pod_usage(std::size_t pod) const;
+  // CPU time the pod has used up to now, in core-seconds (see CpuConfig).
+  double pod_cpu_core_seconds(std::size_t pod) const;
+  // Also write per-pod series (pod.utilization, pod.cpu_cores); call before
+  // the run starts. Off by default: a series per pod per window adds up.
+  void record_pod_series(bool on) { record_pod_series_ = on; }
+
  protected:
   void attach() override;
   void start() override;
@@ -95,7 +143,11 @@ class Service : public Component, public JobOwner {
     bool up = true;            // its zone is up
     bool present = true;       // false once removed by scaling down or killed
     bool terminating = false;  // scaled down while busy: no new work
-    bool routable() const { return up && present && !terminating; }
+    bool ready = true;         // passes its readiness probe: endpoints list it
+    bool routable() const { return up && present && !terminating && ready; }
+    // Counted in utilisation's denominator: running and either taking work
+    // or finishing what it holds.
+    bool serving() const { return up && present && (ready || terminating); }
     std::uint32_t busy = 0;
     JobQueue queue;
     // One per worker slot: the job's own work, then its calls.
@@ -115,12 +167,25 @@ class Service : public Component, public JobOwner {
     // the lowest free slot without walking the slots (see take_slot).
     std::vector<std::uint64_t> free_slots;
     std::uint32_t outstanding() const { return busy + static_cast<std::uint32_t>(queue.size()); }
+    bool running() const { return up && present; }
+    std::string name;  // <service>-<zone>-<n>
+    // Use integrals (worker-ns, exact), advanced to usage_since_ns by accrue().
+    std::uint32_t computing = 0;  // slots running their job's own work
+    std::int64_t usage_since_ns = 0;
+    std::int64_t busy_ns = 0, computing_ns = 0, running_ns = 0;
+    // Their values at the start of the current window, and whether the pod
+    // was present then (a pod removed during a window still gets its point).
+    std::int64_t busy_ns_mark = 0, computing_ns_mark = 0, running_ns_mark = 0;
+    bool present_at_mark = false;
+    bool has_series = false;
+    SeriesId utilization_series, cpu_series;
   };
   struct Zone {
     std::string name;
     std::optional<ZoneIndex> topology_zone;
     std::optional<RegionIndex> region;  // of topology_zone
-    std::vector<std::size_t> pods;
+    std::vector<std::size_t> pods;  // present pods (retire_pod takes gone ones out)
+    std::uint32_t pods_created = 0;  // for pod names
     // Kept in step with every pod change (change_pod), so that routing and
     // the gauges never count pods per request.
     std::uint32_t routable_pods = 0;          // taking new work: the zone's routing weight
@@ -137,6 +202,7 @@ class Service : public Component, public JobOwner {
     CounterId arrivals, waited, rejected, completed;
     LatencyId response;
     GaugeId utilization, queue_length, pod_count;
+    SeriesId cpu_cores, cpu_utilization;
     // What queue_length and pod_count were last set to (see update_gauges).
     std::size_t queued_recorded = kNotRecorded;
     std::uint32_t pods_recorded = kNotRecorded;
@@ -151,12 +217,24 @@ class Service : public Component, public JobOwner {
   // when unreachable, zero when either end is outside the topology.
   std::optional<Duration> network_delay(std::uint32_t caller_zone, std::size_t z, bool towards_service);
   std::optional<std::size_t> pick_pod(Zone& zone);
-  std::size_t add_pod(std::size_t zone);
+  std::size_t add_pod(std::size_t zone, bool ready);
+  // The pod is gone for good: out of its zone's counts and list.
+  void retire_pod(std::size_t pod);
   // Every change to a pod's up, present, terminating or busy goes through
   // here: change(pod) runs between taking the pod out of its zone's counts
   // and putting it back in.
   template <class Change>
   void change_pod(std::size_t pod, Change&& change);
+  // Before attach (pods built by the constructor) there is no clock: 0.
+  bool attached() const { return metrics_.has_value(); }
+  std::int64_t clock_ns() const { return attached() ? to_ns(now()) : 0; }
+  // Advances the pod's use integrals to now, before its counts change.
+  void accrue(Pod& pod, std::int64_t now_ns);
+  // Writes the window [mark, now) of the CPU and per-pod series, and moves
+  // the marks to now.
+  void write_usage_window();
+  void usage_tick();
+  void declare_pod_series(Pod& pod);
   // Adds (sign +1) or removes (sign -1) the pod's share of its zone's counts.
   void count_pod(const Pod& pod, int sign);
   // Ends the pod's jobs in service and in queue; adds them to refused when
@@ -227,6 +305,10 @@ class Service : public Component, public JobOwner {
   bool refuse_on_failure_ = false;
   bool least_outstanding_ = false;
   bool random_ = false;  // zone and pod drawn at random (kube-proxy's iptables mode)
+  bool record_pod_series_ = false;
+  std::function<void(std::size_t)> pod_killed_;
+  std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
+  double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
 };
 
 // Registers the handlers of the service actions (traffic:cut, service:scale,

@@ -31,7 +31,17 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     p.field = "serviceTime." + p.field;
     problems.push_back(std::move(p));
   }
+  const CpuQuantity request = cpu_request();
+  if (request.millicores <= 0) {
+    problems.push_back({"cpu.request", "must be positive: with perWorker and idle both 0 there is nothing to "
+                                       "measure CPU utilisation against; give a request"});
+  }
   return problems;
+}
+
+CpuQuantity ServiceConfig::cpu_request() const {
+  if (cpu.request) return *cpu.request;
+  return CpuQuantity{cpu.idle.millicores + static_cast<std::int64_t>(concurrency) * cpu.per_worker.millicores};
 }
 
 }  // namespace drsim

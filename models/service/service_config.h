@@ -59,6 +59,31 @@ struct CallConfig {
   }
 };
 
+// What a pod's CPU does. A worker running a request's own work uses perWorker
+// cores; a worker waiting on its calls uses none (thread-per-request blocking
+// I/O: it holds a worker slot but not a core), and a running pod uses idle
+// cores besides. request is Kubernetes' requests.cpu: the denominator of CPU
+// utilisation for the HPA, and the pod's size on a node.
+struct CpuConfig {
+  std::optional<CpuQuantity> request;  // absent: idle + concurrency x perWorker
+  CpuQuantity per_worker{1000};
+  CpuQuantity idle{0};
+
+  static constexpr std::string_view kTypeName = "Cpu";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("request", &CpuConfig::request,
+              "The pod's requests.cpu: what CPU utilisation is measured against (absent: idle + concurrency x "
+              "perWorker, so that 100% means every worker computing).",
+              kPositive),
+        field("perWorker", &CpuConfig::per_worker,
+              "Cores one worker uses while it runs a request's own work (not while it waits on calls).",
+              kNonNegative),
+        field("idle", &CpuConfig::idle, "Cores a running pod uses with nothing to do.", kNonNegative),
+    };
+  }
+};
+
 struct ServiceConfig {
   std::string name;
   std::vector<ReplicasConfig> replicas;
@@ -69,6 +94,10 @@ struct ServiceConfig {
   bool zone_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
   std::vector<CallConfig> calls;
+  CpuConfig cpu;
+
+  // requests.cpu of one pod (the default when cpu.request is absent).
+  CpuQuantity cpu_request() const;
 
   static constexpr std::string_view kTypeName = "Service";
   static constexpr auto fields() {
@@ -92,6 +121,7 @@ struct ServiceConfig {
               "(connections reset at once)."),
         field("calls", &ServiceConfig::calls,
               "Services called for every request after the service's own work, in order."),
+        field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),
     };
   }
 

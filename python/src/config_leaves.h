@@ -12,6 +12,7 @@
 //   Bandwidth      float, bits per second    "10Gbps" -> 1e10
 //   Ratio          float, a fraction         "10%" -> 0.1
 //   ByteSize       int, bytes                "64MiB" -> 67108864
+//   CpuQuantity    float, cores              "500m" -> 0.5
 //   other leaves   str, the canonical text   (a leaf type added later)
 //
 // The other way, a Python value becomes the YAML text that the scenario
@@ -64,6 +65,8 @@ py::object leaf_to_python(const T& v) {
     return py::float_(v.value);
   else if constexpr (std::is_same_v<T, ByteSize>)
     return py::int_(v.bytes);
+  else if constexpr (std::is_same_v<T, CpuQuantity>)
+    return py::float_(v.cores());
   else
     return py::str(ValueCodec<T>::format(v));  // a leaf type this file does not know yet: its text
 }
@@ -78,7 +81,7 @@ constexpr std::string_view leaf_annotation() {
   else if constexpr (std::is_integral_v<T> || std::is_same_v<T, ByteSize>)
     return "int";
   else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Duration> || std::is_same_v<T, Rate> ||
-                     std::is_same_v<T, Bandwidth> || std::is_same_v<T, Ratio>)
+                     std::is_same_v<T, Bandwidth> || std::is_same_v<T, Ratio> || std::is_same_v<T, CpuQuantity>)
     return "float";
   else
     return "str";
@@ -95,6 +98,8 @@ constexpr std::string_view leaf_unit() {
     return "a fraction, 0.1 for 10%";
   else if constexpr (std::is_same_v<T, ByteSize>)
     return "bytes";
+  else if constexpr (std::is_same_v<T, CpuQuantity>)
+    return "cores";
   else
     return "";
 }
@@ -135,7 +140,7 @@ std::string leaf_to_yaml(py::handle value) {
   } else if constexpr (std::is_same_v<T, double>) {
     return Codec::format(finite_float(value, "a number"));
   } else if constexpr (std::is_same_v<T, Duration> || std::is_same_v<T, Rate> || std::is_same_v<T, Bandwidth> ||
-                       std::is_same_v<T, Ratio> || std::is_same_v<T, ByteSize>) {
+                       std::is_same_v<T, Ratio> || std::is_same_v<T, ByteSize> || std::is_same_v<T, CpuQuantity>) {
     if (py::isinstance<py::str>(value)) return yaml_scalar(value.cast<std::string>());
     const std::string expected = std::string(leaf_annotation<T>()) + " (" + std::string(leaf_unit<T>()) +
                                  ") or text such as " + quote(Codec::kExample);
@@ -144,6 +149,10 @@ std::string leaf_to_yaml(py::handle value) {
     } else if constexpr (std::is_same_v<T, ByteSize>) {
       if (!is_integer(value)) throw ValueMismatch{"expected " + expected + ", got " + type_name(value)};
       return yaml_scalar(Codec::format(ByteSize{int64_of(value, expected)}));
+    } else if constexpr (std::is_same_v<T, CpuQuantity>) {
+      // Cores as a bare number, which the decoder reads exactly (or refuses
+      // finer than a millicore) rather than rounding here.
+      return yaml_scalar(ValueCodec<double>::format(finite_float(value, expected)));
     } else {
       return yaml_scalar(Codec::format(T{finite_float(value, expected)}));
     }

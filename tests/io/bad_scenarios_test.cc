@@ -21,7 +21,7 @@ const BadCase kBadCases[] = {
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
-     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, timeline, objectives)\n"
+     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "

@@ -48,6 +48,7 @@ spec:
     maxEventsPerInstant: 10000000
   load: []
   metricsWindow: 1s
+  podMetrics: false
   timeline:
     - name: fail-a
       action: zone:fail

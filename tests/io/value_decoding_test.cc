@@ -117,15 +117,15 @@ TEST(DecodeKeys, UnknownKeysEverywhere) {
             "replicas, count, percent, factor, weight)");
   EXPECT_EQ(load_error(scenario_with("  colour: blue\n")),
             "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, timeline, objectives)");
+            "metricsWindow, podMetrics, timeline, objectives)");
 }
 
 TEST(DecodeKeys, RepeatedUnknownKeysAreEachUnknown) {
   EXPECT_EQ(load_error(scenario_with("  x: 1\n  x: 2\n")),
             "<text>:15:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, timeline, objectives)\n"
+            "metricsWindow, podMetrics, timeline, objectives)\n"
             "<text>:16:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, timeline, objectives)");
+            "metricsWindow, podMetrics, timeline, objectives)");
 }
 
 TEST(DecodeCollects, ManyProblemsInOnePass) {

@@ -370,5 +370,34 @@ TEST(UnitLists, EveryListedUnitParses) {
   for (std::string_view u : byte_size_units()) EXPECT_GT(parse_byte_size("2" + std::string(u)).bytes, 0);
 }
 
+// ---- CPU ---------------------------------------------------------------------------------
+
+TEST(ParseCpu, MillicoresAndBareCoresAsKubernetesWritesThem) {
+  EXPECT_EQ(parse_cpu("500m").millicores, 500);
+  EXPECT_EQ(parse_cpu("2").millicores, 2000);
+  EXPECT_EQ(parse_cpu("1.5").millicores, 1500);
+  EXPECT_EQ(parse_cpu("0.001").millicores, 1);
+  EXPECT_EQ(parse_cpu("0").millicores, 0);
+  EXPECT_EQ(parse_cpu("-250m").millicores, -250);
+  EXPECT_DOUBLE_EQ(parse_cpu("250m").cores(), 0.25);
+}
+
+TEST(ParseCpu, Errors) {
+  auto err = [](std::string_view t) { return error_of(parse_cpu, t); };
+  EXPECT_EQ(err("0.5m"), "expected a whole number of millicores (Kubernetes' finest CPU unit), got \"0.5m\"");
+  EXPECT_EQ(err("0.0001"), "expected a whole number of millicores (Kubernetes' finest CPU unit), got \"0.0001\"");
+  EXPECT_EQ(err("500 m"), "expected a CPU quantity without spaces, e.g. \"500m\", got \"500 m\"");
+  EXPECT_EQ(err("2cores"), "expected a CPU quantity such as \"500m\" or \"2\" (units: m, none), got \"2cores\"");
+  EXPECT_EQ(err("m"), "expected a CPU quantity such as \"500m\" or \"2\" (units: m, none), got \"m\"");
+}
+
+TEST(FormatCpu, WholeCoresBareTheRestInMillicores) {
+  EXPECT_EQ(format_cpu({2000}), "2");
+  EXPECT_EQ(format_cpu({1500}), "1500m");
+  EXPECT_EQ(format_cpu({0}), "0");
+  EXPECT_EQ(format_cpu({-250}), "-250m");
+  for (std::int64_t m : {1, 999, 1000, 123456789}) EXPECT_EQ(parse_cpu(format_cpu({m})).millicores, m);
+}
+
 }  // namespace
 }  // namespace drsim
