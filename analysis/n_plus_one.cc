@@ -158,7 +158,7 @@ class CaseModel {
     for (std::size_t p = 0; p < load_.size(); ++p) {
       const ClientPopulationConfig& pop = load_[p];
       const std::size_t entry = service_index(pop.service);
-      const ZoneSplit split = population_split(pop, services_[entry], topology_, state_);
+      const TrafficSplit split = population_split(pop, services_[entry], topology_, state_);
       const auto from = population_zone(pop, topology_);
       const double rate = peak_rate(pop.load).per_second;
       double delivered = 0;
@@ -199,7 +199,7 @@ class CaseModel {
       }
       const std::size_t c = service_index(call.service);
       const DeployedService& callee = services_[c];
-      const ZoneSplit split = zone_split(callee, from);
+      const TrafficSplit split = zone_split(callee, from);
       Call routed;
       routed.count = call.count;
       for (std::size_t cz = 0; cz < split.share.size(); ++cz) {
@@ -293,7 +293,7 @@ class CaseModel {
       row.unserved_rate_per_s = unserved_[p];
       if (row.unserved_rate_per_s > 0) out.overloaded = true;
       const std::size_t entry = service_index(pop.service);
-      const ZoneSplit split = population_split(pop, services_[entry], topology_, state_);
+      const TrafficSplit split = population_split(pop, services_[entry], topology_, state_);
       const auto from = population_zone(pop, topology_);
       // Mean over the requests served: weighted by share and acceptance.
       double weighted = 0, weight = 0;

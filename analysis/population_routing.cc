@@ -43,15 +43,15 @@ std::vector<std::pair<RegionIndex, double>> region_shares(const ClientPopulation
 }
 }  // namespace
 
-ZoneSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
+TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
                            const Topology& topology, const TopologyState& /*state*/) {
   const auto from = population_zone(population, topology);
   if (!population.routing) return zone_split(entry, from);
-  ZoneSplit split{std::vector<double>(entry.zones.size(), 0.0), std::vector<double>(entry.zones.size(), 0.0)};
+  TrafficSplit split{std::vector<double>(entry.zones.size(), 0.0), std::vector<double>(entry.zones.size(), 0.0)};
   for (const auto& [region, fraction] : region_shares(population, entry, topology)) {
     std::vector<bool> in_region(entry.zones.size());
     for (std::size_t k = 0; k < entry.zones.size(); ++k) in_region[k] = topology.region_of(entry.zones[k]) == region;
-    const ZoneSplit part = zone_split(entry, from, in_region);
+    const TrafficSplit part = zone_split(entry, from, in_region);
     for (std::size_t k = 0; k < entry.zones.size(); ++k) {
       split.share[k] += fraction * part.share[k];
       split.tried_local[k] += fraction * part.tried_local[k];

@@ -22,7 +22,7 @@ std::optional<ZoneIndex> population_zone(const ClientPopulationConfig& populatio
 // The fraction of the population's requests served in each zone of `entry`
 // (and those tried there first by zone affinity). Shares summing to less
 // than 1 leave the rest without a target.
-ZoneSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
+TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
                            const Topology& topology, const TopologyState& state);
 
 }  // namespace drsim

@@ -33,10 +33,10 @@ DeployedService deploy(const ServiceConfig& service, const Topology& topology, c
   return out;
 }
 
-ZoneSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
+TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
                      const std::vector<bool>& candidates) {
   const std::size_t n = callee.zones.size();
-  ZoneSplit out;
+  TrafficSplit out;
   out.share.assign(n, 0.0);
   out.tried_local.assign(n, 0.0);
   const auto candidate = [&](std::size_t z) { return candidates.empty() || candidates[z]; };

@@ -43,7 +43,7 @@ struct DeployedService {
 DeployedService deploy(const ServiceConfig& service, const Topology& topology, const TopologyState& state);
 
 // How one stream of requests spreads over a service's zones.
-struct ZoneSplit {
+struct TrafficSplit {
   // Per zone: the fraction of the requests served there. Sums to 1, or to 0
   // when no candidate zone has an up pod (the requests fail at once, cause
   // no_target).
@@ -56,7 +56,7 @@ struct ZoneSplit {
 // The split of requests sent from `caller_zone` (none: a caller outside the
 // topology, no affinity) over the zones whose `candidates` flag is set (empty:
 // all of them, as an in-region balancer that sees every zone of the service).
-ZoneSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
+TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
                      const std::vector<bool>& candidates = {});
 
 }  // namespace drsim

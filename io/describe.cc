@@ -13,9 +13,18 @@ namespace drsim {
 
 namespace {
 
+template <Described T>
+std::string fields_line(const T& value);
+
+// A leaf as the file spells it; a structured parameter (a deployment
+// policy) as its fields in braces.
 template <class T>
 std::string text_of(const T& value) {
-  return ValueCodec<T>::format(value);
+  if constexpr (Described<T>) {
+    return "{" + fields_line(value) + "}";
+  } else {
+    return ValueCodec<T>::format(value);
+  }
 }
 
 std::string plural(std::size_t n, std::string_view one) {
@@ -33,6 +42,10 @@ std::string fields_line(const T& value) {
       out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + text_of(value.*f.member);
     } else if constexpr (IsOptional<V>::value && Leaf<typename V::value_type>) {
       if (value.*f.member) out += (out.empty() ? "" : ", ") + std::string(f.key) + " " + text_of(*(value.*f.member));
+    } else if constexpr (IsVector<V>::value && Leaf<typename V::value_type>) {
+      std::string items;
+      for (const auto& item : value.*f.member) items += (items.empty() ? "" : ", ") + text_of(item);
+      if (!(value.*f.member).empty()) out += (out.empty() ? "" : ", ") + std::string(f.key) + " [" + items + "]";
     }
   });
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "io/result_writer.h"
+#include "models/kube/control_plane.h"
 #include "models/metrics/fault_impact.h"
 #include "models/metrics/zone_rollup.h"
 #include "models/service/service.h"
@@ -26,6 +27,35 @@ std::vector<RegionIndex> serving_regions(const Service& service, const Topology&
   }
   return regions;
 }
+
+// A service a deployment runs may get pods in any zone its policy can reach:
+// every zone of the regions it is deployed in, and the policy's own list.
+// Zones it has no replicas in are added with none, so that the service has
+// a place (and series) for them from the start.
+ServiceConfig managed_zones(ServiceConfig config, const ScenarioSpec& spec) {
+  if (!spec.kubernetes) return config;
+  const KubeDeploymentConfig* deployment = nullptr;
+  for (const KubeDeploymentConfig& d : spec.kubernetes->deployments) {
+    if (d.service == config.name) deployment = &d;
+  }
+  if (deployment == nullptr) return config;
+  std::vector<std::string> zones;
+  for (const RegionConfig& region : spec.topology.config.regions) {
+    const bool deployed = std::any_of(region.zones.begin(), region.zones.end(), [&](const ZoneConfig& z) {
+      return std::any_of(config.replicas.begin(), config.replicas.end(),
+                         [&](const ReplicasConfig& r) { return r.zone == z.name; });
+    });
+    if (!deployed) continue;
+    for (const ZoneConfig& z : region.zones) zones.push_back(z.name);
+  }
+  for (const std::string& z : deployment->policy.zones) zones.push_back(z);
+  for (const std::string& z : zones) {
+    const bool present = std::any_of(config.replicas.begin(), config.replicas.end(),
+                                     [&](const ReplicasConfig& r) { return r.zone == z; });
+    if (!present) config.replicas.push_back(ReplicasConfig{z, 0});
+  }
+  return config;
+}
 }  // namespace
 
 std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options) {
@@ -35,7 +65,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
 
   std::vector<Service*> services;
   for (const ServiceConfig& config : spec.topology.config.services) {
-    services.push_back(&sim->add<Service>(config, &domains, spec.metrics_window));
+    services.push_back(&sim->add<Service>(managed_zones(config, spec), &domains, spec.metrics_window));
     services.back()->record_pod_series(spec.pod_metrics);
   }
   const auto find_service = [&services](std::string_view name) -> Service* {
@@ -69,8 +99,12 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   }
   auto& timeline = sim->add<Timeline>("timeline", std::move(steps));
   domains.register_actions(timeline);
-  register_service_actions(timeline, std::move(services));
+  register_service_actions(timeline, services);
   register_routing_actions(timeline, std::move(populations), domains.topology());
+  if (spec.kubernetes) {
+    auto& control_plane = sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
+    register_kube_actions(timeline, control_plane);
+  }
   return sim;
 }
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/kube/kube_config.h"
 #include "models/metrics/objectives.h"
 #include "models/service/service_config.h"
 #include "models/timeline/action_config.h"
@@ -91,6 +92,7 @@ struct ScenarioSpec {
   bool pod_metrics = false;
   std::vector<ActionConfig> timeline;
   ObjectivesConfig objectives;
+  std::optional<KubernetesConfig> kubernetes;  // absent: no control plane
 
   static constexpr std::string_view kTypeName = "ScenarioSpec";
   static constexpr auto fields() {
@@ -109,6 +111,8 @@ struct ScenarioSpec {
         field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
         field("objectives", &ScenarioSpec::objectives,
               "What the run is judged against: the success ratio the clients must get back to after a fault."),
+        field("kubernetes", &ScenarioSpec::kubernetes,
+              "The Kubernetes control plane: node pools, deployments with zone policies, HPAs (absent: pods are as the services declare them, and only timeline actions change them)."),
     };
   }
 };

@@ -338,6 +338,19 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     report(p, population.validate());
     if (population.routing) check_routing(spec, population, p + ".routing", where, out);
   }
+
+  if (!spec.kubernetes) return out;
+  const KubernetesConfig& kube = *spec.kubernetes;
+  report("spec.kubernetes", kube.validate());
+  for (std::size_t i = 0; i < kube.node_pools.size(); ++i)
+    zones.check_reference(kube.node_pools[i].zone, indexed("spec.kubernetes.nodePools", i) + ".zone", out);
+  for (std::size_t i = 0; i < kube.deployments.size(); ++i) {
+    const std::string p = indexed("spec.kubernetes.deployments", i);
+    services.check_reference(kube.deployments[i].service, p + ".service", out);
+    const std::vector<std::string>& policy_zones = kube.deployments[i].policy.zones;
+    for (std::size_t j = 0; j < policy_zones.size(); ++j)
+      zones.check_reference(policy_zones[j], indexed(p + ".policy.zones", j), out);
+  }
   return out;
 }
 

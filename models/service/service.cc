@@ -69,6 +69,7 @@ inline void Service::accrue(Pod& pod, std::int64_t now_ns) {
   pod.busy_ns += static_cast<std::int64_t>(pod.busy) * dt;
   pod.computing_ns += static_cast<std::int64_t>(pod.computing) * dt;
   if (pod.running()) pod.running_ns += dt;
+  if (pod.serving()) pod.serving_ns += dt;
   pod.usage_since_ns = now_ns;
 }
 
@@ -204,7 +205,7 @@ void Service::write_usage_window() {
   const std::int64_t w = to_ns(metrics_window_);
   const SimTime stamp{Duration{usage_mark_ns_ / w * w}};
   const double span = static_cast<double>(length);
-  std::vector<double> zone_core_ns(zones_.size(), 0.0), zone_running_ns(zones_.size(), 0.0);
+  std::vector<double> zone_core_ns(zones_.size(), 0.0), zone_serving_ns(zones_.size(), 0.0);
   for (Pod& pod : pods_) {
     accrue(pod, t);
     const std::int64_t busy = pod.busy_ns - pod.busy_ns_mark;
@@ -212,7 +213,7 @@ void Service::write_usage_window() {
     const std::int64_t running = pod.running_ns - pod.running_ns_mark;
     const double core_ns = per_worker_cores_ * static_cast<double>(computing) + idle_cores_ * static_cast<double>(running);
     zone_core_ns[pod.zone] += core_ns;
-    zone_running_ns[pod.zone] += static_cast<double>(running);
+    zone_serving_ns[pod.zone] += static_cast<double>(pod.serving_ns - pod.serving_ns_mark);
     if (pod.has_series && (pod.present || pod.present_at_mark)) {
       recorder().record(pod.utilization_series, stamp,
                         static_cast<double>(busy) / (span * static_cast<double>(config_.concurrency)));
@@ -221,12 +222,14 @@ void Service::write_usage_window() {
     pod.busy_ns_mark = pod.busy_ns;
     pod.computing_ns_mark = pod.computing_ns;
     pod.running_ns_mark = pod.running_ns;
+    pod.serving_ns_mark = pod.serving_ns;
     pod.present_at_mark = pod.present;
   }
   for (std::size_t z = 0; z < zones_.size(); ++z) {
     recorder().record(zones_[z].cpu_cores, stamp, zone_core_ns[z] / span);
-    // Of the pods that ran: a zone with none running has no utilisation.
-    const double requested = request_cores_ * zone_running_ns[z];
+    // Of the pods that served (ready, or finishing their work): a pod still
+    // starting uses its idle CPU but is not part of the zone's capacity.
+    const double requested = request_cores_ * zone_serving_ns[z];
     recorder().record(zones_[z].cpu_utilization, stamp, requested > 0 ? zone_core_ns[z] / requested : 0.0);
   }
   usage_mark_ns_ = t;

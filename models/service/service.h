@@ -13,7 +13,8 @@
 // zone.utilization (busy workers / workers of up pods),
 // service.queue_length and service.pods (pods taking new work),
 // service.cpu_cores (cores used by the zone's pods, see CpuConfig) and
-// service.cpu_utilization (those cores / requests.cpu of the running pods).
+// service.cpu_utilization (those cores / requests.cpu of the serving pods:
+// ready, or finishing their work).
 // With record_pod_series, per pod as well (labels service, zone, pod):
 // pod.utilization (busy workers / concurrency) and pod.cpu_cores. KPIs per
 // zone at stop: utilization mean and peak, overload seconds (time with
@@ -172,10 +173,10 @@ class Service : public Component, public JobOwner {
     // Use integrals (worker-ns, exact), advanced to usage_since_ns by accrue().
     std::uint32_t computing = 0;  // slots running their job's own work
     std::int64_t usage_since_ns = 0;
-    std::int64_t busy_ns = 0, computing_ns = 0, running_ns = 0;
+    std::int64_t busy_ns = 0, computing_ns = 0, running_ns = 0, serving_ns = 0;
     // Their values at the start of the current window, and whether the pod
     // was present then (a pod removed during a window still gets its point).
-    std::int64_t busy_ns_mark = 0, computing_ns_mark = 0, running_ns_mark = 0;
+    std::int64_t busy_ns_mark = 0, computing_ns_mark = 0, running_ns_mark = 0, serving_ns_mark = 0;
     bool present_at_mark = false;
     bool has_series = false;
     SeriesId utilization_series, cpu_series;

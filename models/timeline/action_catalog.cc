@@ -38,6 +38,21 @@ constexpr std::array kCatalog{
                    "An operator edits the population's geo routing (a DNS weighted record): the region's weight "
                    "becomes `weight` (0 drains it while another region has weight). With a duration, the "
                    "weight it had is restored after it."},
+    ActionSpecInfo{"hpa:compensate", kService | kZone, {}, {}, false, true,
+                   "HPA compensation for a failed zone: the service's HPA computes its desired replicas from the "
+                   "other zones' pods only, and keeps the zone's replicas on top. With a duration (or undone), it "
+                   "computes over every pod again: cancel it only once traffic is back, or the zone's idle pods "
+                   "drag the average down."},
+    ActionSpecInfo{"deployment:compensate", kService | kZone, {}, {}, false, true,
+                   "Manual capacity compensation: the deployment's replicas grow by the zone's replicas (7 + 2 = "
+                   "9). With a duration, they are taken back after it."},
+    ActionSpecInfo{"deployment:policy", kService, {"policy"}, {"policy"}, false, true,
+                   "Migration or policy degradation: the deployment's zone policy becomes `policy`; the split is "
+                   "computed afresh and a rolling update moves the pods. With a duration, the declared policy is "
+                   "restored after it (which moves them again)."},
+    ActionSpecInfo{"deployment:scale", kService, {"replicas"}, {"replicas"}, false, false,
+                   "The deployment's spec.replicas becomes `replicas`, split across zones by its policy (an HPA "
+                   "corrects it on its next sync)."},
 };
 
 constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone, TargetField::kRegion,

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/kube/zone_split.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"
@@ -52,6 +53,7 @@ struct ActionConfig {
   std::optional<Ratio> percent;
   std::optional<double> factor;
   std::optional<double> weight;
+  std::optional<DeploymentPolicyConfig> policy;
 
   static constexpr std::string_view kTypeName = "Action";
   static constexpr auto fields() {
@@ -76,13 +78,15 @@ struct ActionConfig {
               "traffic:cut: the zone keeps this share of its route weight (1% for a service-discovery cut, "
               "0% to drain it).",
               kNonNegative | kAtMostOne),
-        field("replicas", &ActionConfig::replicas, "service:scale: the zone's new pod count."),
+        field("replicas", &ActionConfig::replicas,
+              "service:scale: the zone's new pod count; deployment:scale: the deployment's spec.replicas."),
         field("count", &ActionConfig::count, "pods:kill: how many of the zone's pods to kill.", kPositive),
         field("percent", &ActionConfig::percent,
               "pods:kill: the share of the zone's pods to kill (rounded down, at least one).",
               kPositive | kAtMostOne),
         field("factor", &ActionConfig::factor, "service:slow: service times are multiplied by this.", kPositive),
         field("weight", &ActionConfig::weight, "routing:weight: the region's new routing weight.", kNonNegative),
+        field("policy", &ActionConfig::policy, "deployment:policy: the deployment's new zone policy."),
     };
   }
 };

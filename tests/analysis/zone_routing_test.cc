@@ -54,7 +54,7 @@ TEST(ZoneRouting, AffinityKeepsTheLocalShareUnlessItSpills) {
   DeployedService d = deploy(config, topo, state);
   d.spill = {0.0, 0.2, 0.0};
   // From b: 80% stay, the 20% that spill go by the weights (b included).
-  const ZoneSplit from_b = zone_split(d, 1);
+  const TrafficSplit from_b = zone_split(d, 1);
   EXPECT_NEAR(from_b.share[0], 0.2 * 0.5, 1e-15);
   EXPECT_NEAR(from_b.share[1], 0.8 + 0.2 * 0.25, 1e-15);
   EXPECT_NEAR(from_b.share[2], 0.2 * 0.25, 1e-15);
@@ -63,7 +63,7 @@ TEST(ZoneRouting, AffinityKeepsTheLocalShareUnlessItSpills) {
   EXPECT_EQ(zone_split(d, std::nullopt).share, (std::vector<double>{0.5, 0.25, 0.25}));
   state.zone_up[1] = false;
   d = deploy(config, topo, state);
-  const ZoneSplit from_down = zone_split(d, 1);
+  const TrafficSplit from_down = zone_split(d, 1);
   EXPECT_EQ(from_down.share, (std::vector<double>{2.0 / 3, 0, 1.0 / 3}));
   EXPECT_EQ(from_down.tried_local, (std::vector<double>{0, 0, 0}));
 }
@@ -78,7 +78,7 @@ TEST(PopulationRouting, TheEntryBalancerSeesAllZonesFromThePopulationsZone) {
   pop.service = "api";
   pop.zone = "c";
   EXPECT_EQ(population_zone(pop, topo), ZoneIndex{2});
-  const ZoneSplit split = population_split(pop, d, topo, state);
+  const TrafficSplit split = population_split(pop, d, topo, state);
   EXPECT_EQ(split.share, (std::vector<double>{0, 0, 1}));  // affinity, nothing spills yet
   EXPECT_EQ(split.tried_local, (std::vector<double>{0, 0, 1}));
   pop.zone.clear();

@@ -10,30 +10,13 @@
 
 #include "io/run.h"
 #include "io/scenario_loader.h"
+#include "tests/drills/recorded_series.h"
 
 namespace drsim {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The points of metric{labels} (all given labels must match), by window start.
-std::map<std::int64_t, double> series(const Recorder& rec, std::string_view metric, const Labels& labels) {
-  for (const Recorder::Series& s : rec.series_list()) {
-    if (s.metric != metric) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels) {
-      bool found = false;
-      for (const auto& [k2, v2] : s.labels) found |= (k == k2 && v == v2);
-      match &= found;
-    }
-    if (!match) continue;
-    std::map<std::int64_t, double> out;
-    for (std::size_t i = 0; i < s.t_ns.size(); ++i) out[s.t_ns[i]] = s.value[i];
-    return out;
-  }
-  ADD_FAILURE() << "no series " << metric;
-  return {};
-}
+using test_support::series;
 
 // Mean client latency over the windows starting in [from, to), each window's
 // mean weighted by its successes.

@@ -21,7 +21,7 @@ const BadCase kBadCases[] = {
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
-     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives)\n"
+     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives, kubernetes)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
@@ -91,7 +91,9 @@ const BadCase kBadCases[] = {
     {"unknown_action",
      "tests/data/scenarios/bad/unknown_action.yaml:21:15: spec.timeline[0].action: unknown action "
      "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
-     "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight)"},
+     "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
+     "hpa:compensate, "
+     "deployment:compensate, deployment:policy, deployment:scale)"},
     {"wrong_target",
      "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
      "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "

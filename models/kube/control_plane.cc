@@ -1,0 +1,726 @@
+#include "models/kube/control_plane.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/errors.h"
+#include "sim/quote.h"
+#include "sim/simulation.h"
+
+namespace drsim {
+
+namespace {
+
+ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) { return ServiceTimeDistribution(d.startup); }
+
+}  // namespace
+
+KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* domains, std::vector<Service*> services,
+                                   Duration metrics_window)
+    : Component("kubernetes"),
+      config_(std::move(config)),
+      domains_(domains),
+      services_(std::move(services)),
+      metrics_window_(metrics_window) {
+  if (!config_.node_pools.empty()) {
+    std::vector<NodePool> pools;
+    for (const NodePoolConfig& p : config_.node_pools) {
+      pools.push_back(NodePool{.name = p.name,
+                               .zone = p.zone,
+                               .allocatable = Resources{p.cpu.millicores, p.memory.bytes},
+                               .nodes = p.nodes,
+                               .max_nodes = p.max_nodes.value_or(p.nodes),
+                               .max_pods = p.max_pods});
+    }
+    cluster_.emplace(std::move(pools));
+    nodes_coming_.assign(config_.node_pools.size(), 0);
+  }
+  if (config_.cluster_autoscaler.enabled) provisioning_.emplace(config_.cluster_autoscaler.provisioning);
+  for (const KubeDeploymentConfig& dc : config_.deployments) {
+    Service* service = nullptr;
+    for (Service* s : services_) {
+      if (s->config().name == dc.service) service = s;
+    }
+    if (service == nullptr) throw SimulationError("kubernetes: no service " + quote(dc.service) + " to deploy");
+    Deployment d{.config = dc, .service = service, .startup = startup_of(dc)};
+    d.cpu_request_milli = service->config().cpu_request().millicores;
+    d.pod_size = Resources{d.cpu_request_milli, dc.memory.bytes};
+    d.policy = dc.policy;
+    for (std::size_t z = 0; z < service->zone_count(); ++z) {
+      d.zone_names.push_back(service->zone_name(z));
+      d.targets.push_back(service->pods(z));
+      d.replicas += static_cast<std::int32_t>(service->pods(z));
+    }
+    d.zone_pending_reason.assign(d.zone_names.size(), "");
+    deployments_.push_back(std::move(d));
+  }
+  for (const HpaConfig& hc : config_.hpas) {
+    std::size_t target = deployments_.size();
+    for (std::size_t i = 0; i < deployments_.size(); ++i) {
+      if (deployments_[i].config.service == hc.target) target = i;
+    }
+    if (target == deployments_.size()) {
+      throw SimulationError("kubernetes: HPA " + quote(hc.name) + " targets " + quote(hc.target) +
+                            ", which no deployment runs");
+    }
+    deployments_[target].hpa = hpas_.size();
+    hpas_.push_back(Hpa{.controller = HpaController(hc, config_.hpa_controller), .deployment = target});
+  }
+}
+
+// ---- lookups -------------------------------------------------------------------
+
+KubeControlPlane::Deployment& KubeControlPlane::deployment(std::string_view service) {
+  for (Deployment& d : deployments_) {
+    if (d.config.service == service) return d;
+  }
+  throw SimulationError("kubernetes: no deployment runs service " + quote(service));
+}
+
+const KubeControlPlane::Deployment& KubeControlPlane::deployment(std::string_view service) const {
+  return const_cast<KubeControlPlane*>(this)->deployment(service);
+}
+
+std::uint32_t KubeControlPlane::zone_index(const Deployment& d, std::string_view zone) const {
+  for (std::uint32_t z = 0; z < d.zone_names.size(); ++z) {
+    if (d.zone_names[z] == zone) return z;
+  }
+  throw SimulationError("kubernetes: service " + quote(d.config.service) + " has no zone " + quote(zone));
+}
+
+std::optional<ZoneIndex> KubeControlPlane::topology_zone(std::string_view zone) const {
+  if (domains_ == nullptr) return std::nullopt;
+  return domains_->topology().find_zone(zone);
+}
+
+bool KubeControlPlane::zone_up(std::string_view zone) const {
+  const auto z = topology_zone(zone);
+  return !z || domains_->zone_up(*z);
+}
+
+bool KubeControlPlane::has_pools(std::string_view zone) const {
+  return std::any_of(config_.node_pools.begin(), config_.node_pools.end(),
+                     [&](const NodePoolConfig& p) { return p.zone == zone; });
+}
+
+// ---- lifecycle -----------------------------------------------------------------
+
+void KubeControlPlane::attach() {
+  metrics_.emplace(recorder(), WindowedMetricsConfig{.window = metrics_window_});
+  for (Deployment& d : deployments_) {
+    const Labels labels{{"service", d.config.service}};
+    d.g_replicas = metrics_->gauge("deployment.replicas", labels);
+    d.g_ready = metrics_->gauge("deployment.ready", labels);
+    d.g_pending = metrics_->gauge("deployment.pending", labels);
+    d.g_unplaced = metrics_->gauge("deployment.unplaced", labels);
+    for (const std::string& zone : d.zone_names) {
+      const Labels zl{{"service", d.config.service}, {"zone", zone}};
+      d.zone_gauges.push_back(
+          ZoneGauges{metrics_->gauge("deployment.zone_target", zl), metrics_->gauge("deployment.zone_ready", zl)});
+    }
+  }
+  for (Hpa& h : hpas_) {
+    const Labels labels{{"hpa", h.controller.config().name}};
+    h.g_desired = metrics_->gauge("hpa.desired_replicas", labels);
+    h.g_utilization = metrics_->gauge("hpa.utilization", labels);
+    h.g_all_pods = metrics_->gauge("hpa.all_pods_utilization", labels);
+  }
+  for (const NodePoolConfig& p : config_.node_pools) {
+    const bool seen = std::any_of(node_gauges_.begin(), node_gauges_.end(),
+                                  [&](const auto& g) { return g.first == p.zone; });
+    if (!seen) node_gauges_.emplace_back(p.zone, metrics_->gauge("cluster.nodes", {{"zone", p.zone}}));
+  }
+  if (domains_ != nullptr) {
+    zone_watch_.assign(domains_->topology().zone_count(), ZoneWatch{});
+    domains_->on_change([this] { on_topology_change(); });
+  }
+}
+
+void KubeControlPlane::start() {
+  // The services' pods at time 0 are the deployments' running pods: bound
+  // (on nodes, if the zone has pools), started and ready since the start.
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    Deployment& d = deployments_[di];
+    for (std::size_t sp = 0; sp < d.service->pod_total(); ++sp) {
+      if (!d.service->pod_present(sp)) continue;
+      const auto z = static_cast<std::uint32_t>(d.service->pod_zone(sp));
+      Pod pod{.deployment = static_cast<std::uint32_t>(di), .zone = z, .name = d.service->pod_name(sp)};
+      pod.bound = true;
+      pod.service_pod = sp;
+      pod.ready = true;
+      if (cluster_ && has_pools(d.zone_names[z])) {
+        const PlacementResult placed = cluster_->place(d.pod_size, d.zone_names[z]);
+        if (!placed.node) {
+          throw SimulationError("kubernetes: the pods service " + quote(d.config.service) + " starts with in zone " +
+                                quote(d.zone_names[z]) + " do not fit on its nodes: " + placed.reason);
+        }
+        pod.node = placed.node;
+      }
+      d.pods.push_back(pods_.size());
+      pods_.push_back(std::move(pod));
+      ++d.pods_created;
+    }
+    update_gauges(di);
+  }
+  for (const auto& [zone, gauge] : node_gauges_) metrics_->set(gauge, now(), nodes_in_zone(zone));
+  if (domains_ != nullptr) on_topology_change();
+  // metrics-server reads at once (a baseline) and every resolution after.
+  schedule_at(now(), "kubernetes.scrape", [this] { scrape(); });
+  if (!hpas_.empty()) {
+    schedule_after(config_.hpa_controller.sync_period, "kubernetes.hpa_sync", [this] { sync_hpas(); });
+  }
+  if (provisioning_) {
+    schedule_after(config_.cluster_autoscaler.scan_interval, "kubernetes.cluster_autoscaler",
+                   [this] { autoscale_nodes(); });
+  }
+}
+
+void KubeControlPlane::stop() {
+  metrics_->finish(now());
+  for (const Deployment& d : deployments_) {
+    const Labels labels{{"service", d.config.service}};
+    recorder().kpi("deployment.replicas_final", labels, d.replicas);
+    recorder().kpi("deployment.unplaced_peak", labels, metrics_->gauge_max(d.g_unplaced));
+    recorder().kpi("deployment.pending_peak", labels, metrics_->gauge_max(d.g_pending));
+  }
+  for (const Hpa& h : hpas_) {
+    const Labels labels{{"hpa", h.controller.config().name}};
+    recorder().kpi("hpa.rescales", labels, h.rescales);
+    recorder().kpi("hpa.desired_peak", labels, metrics_->gauge_max(h.g_desired));
+  }
+}
+
+// ---- the parent scheduler and the ReplicaSet ------------------------------------
+
+std::vector<ZoneState> KubeControlPlane::zone_states(const Deployment& d) const {
+  std::vector<ZoneState> zones;
+  for (std::uint32_t z = 0; z < d.zone_names.size(); ++z) {
+    ZoneState s{.name = d.zone_names[z], .can_take_pods = zone_up(d.zone_names[z]), .current = d.targets[z]};
+    if (cluster_ && has_pools(d.zone_names[z])) {
+      // Room on the nodes (and those the autoscaler may still add), less
+      // what this deployment's unbound pods there will take.
+      std::uint32_t room = cluster_->free_pods(d.zone_names[z], d.pod_size, provisioning_.has_value());
+      for (std::size_t p : d.pods) {
+        if (pods_[p].zone == z && !pods_[p].bound && room > 0) --room;
+      }
+      s.free_capacity = room;
+    }
+    zones.push_back(std::move(s));
+  }
+  return zones;
+}
+
+void KubeControlPlane::apply_split(Deployment& d, const ZoneSplit& split) {
+  for (std::size_t z = 0; z < d.targets.size(); ++z) d.targets[z] = split.targets[z].replicas;
+  const bool changed = split.pending != d.unplaced || split.reason != d.unplaced_reason;
+  d.unplaced = split.pending;
+  d.unplaced_reason = split.reason;
+  if (changed && d.unplaced > 0) {
+    log_event("deployment.unplaced", d.config.service + ": " + std::to_string(d.unplaced) + " of " +
+                                         std::to_string(d.replicas) + " replicas cannot be placed: " + d.unplaced_reason);
+  }
+}
+
+void KubeControlPlane::set_replicas(std::size_t di, std::int32_t replicas) {
+  Deployment& d = deployments_[di];
+  d.replicas = std::max(replicas, 0);
+  apply_split(d, scale_split(d.policy, zone_states(d), static_cast<std::uint32_t>(d.replicas)));
+  reconcile(di);
+}
+
+std::vector<std::size_t> KubeControlPlane::deletion_order(const Deployment& d, std::uint32_t zone) const {
+  std::vector<std::size_t> pods;
+  for (std::size_t p : d.pods) {
+    if (pods_[p].zone == zone) pods.push_back(p);
+  }
+  // The ReplicaSet controller's preference: unscheduled before scheduled,
+  // not ready before ready, newer before older.
+  std::stable_sort(pods.begin(), pods.end(), [this](std::size_t a, std::size_t b) {
+    const Pod& pa = pods_[a];
+    const Pod& pb = pods_[b];
+    if (pa.bound != pb.bound) return !pa.bound;
+    if (pa.ready != pb.ready) return !pa.ready;
+    return pa.created > pb.created;
+  });
+  return pods;
+}
+
+void KubeControlPlane::reconcile(std::size_t di) {
+  Deployment& d = deployments_[di];
+  const std::size_t zones = d.targets.size();
+  std::vector<std::uint32_t> count(zones, 0);
+  std::uint32_t ready = 0;
+  for (std::size_t p : d.pods) {
+    ++count[pods_[p].zone];
+    if (pods_[p].ready) ++ready;
+  }
+  std::uint32_t total = static_cast<std::uint32_t>(d.pods.size());
+  std::uint32_t deficit = 0, surplus = 0;
+  for (std::size_t z = 0; z < zones; ++z) {
+    if (count[z] < d.targets[z]) deficit += d.targets[z] - count[z];
+    if (count[z] > d.targets[z]) surplus += count[z] - d.targets[z];
+  }
+  if (deficit == 0 && surplus == 0) {
+    d.rolling = false;
+  } else if (!d.rolling) {
+    // A scale: the ReplicaSet creates and deletes at once.
+    for (std::uint32_t z = 0; z < zones; ++z) {
+      while (count[z] < d.targets[z]) {
+        create_pod(di, z);
+        ++count[z];
+      }
+      if (count[z] > d.targets[z]) {
+        const std::vector<std::size_t> order = deletion_order(d, z);
+        for (std::size_t i = 0; i < count[z] - d.targets[z]; ++i) delete_pod(order[i]);
+        count[z] = d.targets[z];
+      }
+    }
+  } else {
+    // A rollout: at most replicas + maxSurge pods, and at least replicas -
+    // maxUnavailable ready ones, as the deployment controller keeps them.
+    const double n = d.replicas;
+    const auto max_total = static_cast<std::uint32_t>(n + std::ceil(d.config.rolling_update.max_surge.value * n));
+    const auto min_ready_d = n - std::floor(d.config.rolling_update.max_unavailable.value * n);
+    const std::uint32_t min_ready = min_ready_d > 0 ? static_cast<std::uint32_t>(min_ready_d) : 0;
+    for (std::uint32_t z = 0; z < zones; ++z) {
+      while (count[z] < d.targets[z] && total < max_total) {
+        create_pod(di, z);
+        ++count[z];
+        ++total;
+      }
+    }
+    for (std::uint32_t z = 0; z < zones; ++z) {
+      if (count[z] <= d.targets[z]) continue;
+      for (std::size_t p : deletion_order(d, z)) {
+        if (count[z] <= d.targets[z]) break;
+        if (pods_[p].ready) {
+          if (ready <= min_ready) break;  // the rest wait for new pods to become ready
+          --ready;
+        }
+        delete_pod(p);
+        --count[z];
+        --total;
+      }
+    }
+  }
+  schedule_pending();
+  update_gauges(di);
+}
+
+void KubeControlPlane::create_pod(std::size_t di, std::uint32_t zone) {
+  Deployment& d = deployments_[di];
+  Pod pod{.deployment = static_cast<std::uint32_t>(di), .zone = zone};
+  pod.name = d.config.service + "-" + d.zone_names[zone] + "-k" + std::to_string(d.pods_created++);
+  pod.created = now();
+  d.pods.push_back(pods_.size());
+  pods_.push_back(std::move(pod));
+}
+
+void KubeControlPlane::delete_pod(std::size_t p) {
+  Pod& pod = pods_[p];
+  Deployment& d = deployments_[pod.deployment];
+  cancel(pod.ready_event);
+  if (pod.bound) {
+    d.service->remove_pod(pod.service_pod);  // graceful: it finishes what it holds
+    if (pod.node) cluster_->remove(*pod.node, d.pod_size);
+  }
+  d.pods.erase(std::find(d.pods.begin(), d.pods.end(), p));
+}
+
+// ---- the child scheduler and the kubelet ------------------------------------------
+
+void KubeControlPlane::schedule_pending() {
+  bool bound_any = false;
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    Deployment& d = deployments_[di];
+    std::vector<std::string> reasons(d.zone_names.size());
+    for (std::size_t p : d.pods) {
+      if (pods_[p].bound) continue;
+      if (try_bind(p)) {
+        bound_any = true;
+      } else {
+        reasons[pods_[p].zone] = pods_[p].pending_reason;
+      }
+    }
+    for (std::size_t z = 0; z < reasons.size(); ++z) {
+      if (reasons[z] != d.zone_pending_reason[z] && !reasons[z].empty()) {
+        log_event("pod.pending", d.config.service + " in " + d.zone_names[z] + ": " + reasons[z]);
+      }
+      d.zone_pending_reason[z] = reasons[z];
+    }
+    if (bound_any) update_gauges(di);
+  }
+}
+
+bool KubeControlPlane::try_bind(std::size_t p) {
+  Pod& pod = pods_[p];
+  Deployment& d = deployments_[pod.deployment];
+  const std::string& zone = d.zone_names[pod.zone];
+  if (cluster_ && has_pools(zone)) {
+    const PlacementResult placed = cluster_->place(d.pod_size, zone);
+    if (!placed.node) {
+      pod.pending_reason = placed.reason;
+      return false;
+    }
+    pod.node = placed.node;
+  } else if (!zone_up(zone)) {
+    pod.pending_reason = "zone " + zone + " is down";
+    return false;
+  }
+  pod.bound = true;
+  pod.pending_reason.clear();
+  pod.start_time = now();
+  pod.service_pod = d.service->start_pod(pod.zone, false);
+  // The app answers after its startup time; the kubelet probes from
+  // initialDelaySeconds on, every periodSeconds: Ready at the first probe
+  // that finds it up (and successThreshold - 1 more).
+  const ReadinessProbeConfig& probe = d.config.readiness_probe;
+  const SimTime app_up = now() + d.startup.sample(rng());
+  const SimTime first_probe = now() + std::chrono::seconds(probe.initial_delay_seconds);
+  const Duration period = std::chrono::seconds(probe.period_seconds);
+  SimTime ready_at = first_probe;
+  if (app_up > first_probe) {
+    const std::int64_t k = ((app_up - first_probe).count() + period.count() - 1) / period.count();
+    ready_at = first_probe + k * period;
+  }
+  ready_at += (probe.success_threshold - 1) * period;
+  pod.ready_event = schedule_at(ready_at, "kubernetes.pod_ready", [this, p] { became_ready(p); });
+  return true;
+}
+
+void KubeControlPlane::set_ready(Pod& pod, bool ready) {
+  if (pod.ready == ready) return;
+  pod.ready = ready;
+  pod.ready_transition = now();
+  deployments_[pod.deployment].service->set_pod_ready(pod.service_pod, ready);
+}
+
+void KubeControlPlane::became_ready(std::size_t p) {
+  Pod& pod = pods_[p];
+  pod.ready_event = EventId{};
+  if (!zone_up(deployments_[pod.deployment].zone_names[pod.zone])) return;  // its node went silent meanwhile
+  set_ready(pod, true);
+  reconcile(pod.deployment);  // a rollout may go on
+}
+
+// ---- node lifecycle ----------------------------------------------------------------
+
+void KubeControlPlane::on_topology_change() {
+  const Topology& topology = domains_->topology();
+  for (ZoneIndex z = 0; z < zone_watch_.size(); ++z) {
+    ZoneWatch& w = zone_watch_[z];
+    const bool down = !domains_->zone_up(z);
+    if (down == w.down) continue;
+    w.down = down;
+    const std::string& name = topology.zone_name(z);
+    if (cluster_) cluster_->set_zone_failed(name, down);
+    if (down) {
+      const Duration grace = config_.node_lifecycle.monitor_grace_period;
+      w.unready_event = schedule_after(grace, "kubernetes.node_not_ready", [this, z] { mark_zone_unready(z); });
+      w.evict_event = schedule_after(grace + config_.node_lifecycle.toleration, "kubernetes.evict",
+                                     [this, z] { evict_zone(z); });
+      continue;
+    }
+    cancel(w.unready_event);
+    cancel(w.evict_event);
+    // Back: its pods pass their next probe, the scheduler may use it again.
+    for (std::size_t p = 0; p < pods_.size(); ++p) {
+      Pod& pod = pods_[p];
+      const Deployment& d = deployments_[pod.deployment];
+      const bool alive = std::find(d.pods.begin(), d.pods.end(), p) != d.pods.end();
+      if (!alive || !pod.bound || pod.ready || d.zone_names[pod.zone] != name) continue;
+      cancel(pod.ready_event);
+      const Duration period = std::chrono::seconds(d.config.readiness_probe.period_seconds);
+      pod.ready_event = schedule_after(period, "kubernetes.pod_ready", [this, p] { became_ready(p); });
+    }
+    schedule_pending();
+  }
+}
+
+void KubeControlPlane::mark_zone_unready(ZoneIndex z) {
+  const std::string& name = domains_->topology().zone_name(z);
+  log_event("node.not_ready", "zone " + name + ": nodes NotReady after the monitor grace period; their pods unready");
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    Deployment& d = deployments_[di];
+    for (std::size_t p : d.pods) {
+      Pod& pod = pods_[p];
+      if (!pod.bound || d.zone_names[pod.zone] != name) continue;
+      cancel(pod.ready_event);
+      set_ready(pod, false);
+    }
+    update_gauges(di);
+  }
+}
+
+void KubeControlPlane::evict_zone(ZoneIndex z) {
+  const std::string& name = domains_->topology().zone_name(z);
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    Deployment& d = deployments_[di];
+    std::vector<std::size_t> evicted;
+    for (std::size_t p : d.pods) {
+      if (pods_[p].bound && d.zone_names[pods_[p].zone] == name) evicted.push_back(p);
+    }
+    if (evicted.empty()) continue;
+    log_event("pod.evicted", d.config.service + ": " + std::to_string(evicted.size()) + " pods of zone " + name +
+                                 " evicted after the unreachable toleration; recreated in the same zone");
+    for (std::size_t p : evicted) delete_pod(p);
+    reconcile(di);  // the targets are unchanged: the replacements go back to the zone
+  }
+}
+
+// ---- metrics-server, HPA, cluster autoscaler -------------------------------------------
+
+void KubeControlPlane::scrape() {
+  const SimTime t = now();
+  for (Deployment& d : deployments_) {
+    for (std::size_t p : d.pods) {
+      Pod& pod = pods_[p];
+      if (!pod.bound) continue;
+      if (!zone_up(d.zone_names[pod.zone])) {
+        // The kubelet does not answer: metrics-server has nothing fresh.
+        pod.sample.reset();
+        pod.read_at.reset();
+        continue;
+      }
+      const double cpu = d.service->pod_cpu_core_seconds(pod.service_pod);
+      if (pod.read_at && t > *pod.read_at) {
+        const Duration window = t - *pod.read_at;
+        const double cores = (cpu - pod.cpu_read) / to_seconds(window);
+        pod.sample = PodMetric{.pod = pod.name,
+                               .value_milli = static_cast<std::int64_t>(std::llround(cores * 1000.0)),
+                               .timestamp = t,
+                               .window = window};
+      }
+      pod.cpu_read = cpu;
+      pod.read_at = t;
+    }
+  }
+  schedule_after(config_.metrics_server.resolution, "kubernetes.scrape", [this] { scrape(); });
+}
+
+HpaSyncInput KubeControlPlane::hpa_input(const Deployment& d, std::optional<std::uint32_t> excluded_zone) const {
+  HpaSyncInput in;
+  in.now = now();
+  in.current_replicas = d.replicas;
+  if (excluded_zone) in.replicas_set_aside = d.hpa_compensation_kept;
+  for (std::size_t p : d.pods) {
+    const Pod& pod = pods_[p];
+    if (excluded_zone && pod.zone == *excluded_zone) continue;
+    PodInfo info;
+    info.name = pod.name;
+    info.phase = pod.bound ? PodPhase::kRunning : PodPhase::kPending;
+    info.ready = PodReadyCondition{pod.ready ? ConditionStatus::kTrue : ConditionStatus::kFalse, pod.ready_transition};
+    if (pod.bound) info.start_time = pod.start_time;
+    info.containers.push_back(
+        ContainerSpec{.name = "main", .requests = ResourceRequests{d.cpu_request_milli, d.config.memory.bytes * 1000}});
+    in.pods.push_back(std::move(info));
+    if (pod.sample) in.cpu.push_back(*pod.sample);
+  }
+  return in;
+}
+
+void KubeControlPlane::sync_hpas() {
+  for (Hpa& h : hpas_) {
+    Deployment& d = deployments_[h.deployment];
+    const std::optional<std::uint32_t> excluded = d.hpa_compensation_zone;
+    const HpaSyncResult r = h.controller.sync(hpa_input(d, excluded));
+    if (r.utilization) metrics_->set(h.g_utilization, now(), *r.utilization);
+    if (r.all_pods_utilization) metrics_->set(h.g_all_pods, now(), *r.all_pods_utilization);
+    const std::int32_t desired = r.desired_replicas;
+    metrics_->set(h.g_desired, now(), desired);
+    h.max_desired = std::max(h.max_desired, desired);
+    if (r.rescale && desired != d.replicas) {
+      ++h.rescales;
+      log_event("hpa.rescale", h.controller.config().name + ": " + std::to_string(d.replicas) + " -> " +
+                                   std::to_string(desired) + " (" + r.message +
+                                   (excluded ? ", compensating zone " + d.zone_names[*excluded] : "") + ")");
+      set_replicas(h.deployment, desired);
+    }
+  }
+  schedule_after(config_.hpa_controller.sync_period, "kubernetes.hpa_sync", [this] { sync_hpas(); });
+}
+
+void KubeControlPlane::autoscale_nodes() {
+  // Per zone with pools: pods pending for lack of room (not for a failed
+  // zone) ask for nodes, unless nodes ordered earlier are still coming (the
+  // autoscaler counts those as room already).
+  std::vector<std::string> zones;
+  for (const NodePoolConfig& pool : config_.node_pools) {
+    if (std::find(zones.begin(), zones.end(), pool.zone) == zones.end()) zones.push_back(pool.zone);
+  }
+  for (const std::string& zone : zones) {
+    if (!zone_up(zone)) continue;
+    bool coming = false;
+    for (std::size_t i = 0; i < config_.node_pools.size(); ++i) {
+      if (config_.node_pools[i].zone == zone && nodes_coming_[i] > 0) coming = true;
+    }
+    if (coming) continue;
+    std::vector<Resources> pending;
+    for (const Deployment& d : deployments_) {
+      for (std::size_t p : d.pods) {
+        if (!pods_[p].bound && d.zone_names[pods_[p].zone] == zone) pending.push_back(d.pod_size);
+      }
+    }
+    if (pending.empty()) continue;
+    const ScaleUpEstimate estimate = cluster_->estimate_scale_up(zone, pending);
+    for (const PoolScaleUp& up : estimate.pools) {
+      if (up.nodes_to_add == 0) continue;
+      nodes_coming_[up.pool] += up.nodes_to_add;
+      log_event("node.scale_up", "pool " + up.name + " in " + zone + ": " + std::to_string(up.nodes_to_add) +
+                                     " nodes ordered for " + std::to_string(pending.size()) + " pending pods");
+      const Duration delay = provisioning_->sample(rng());
+      const std::size_t pool = up.pool;
+      const std::uint32_t count = up.nodes_to_add;
+      schedule_after(delay, "kubernetes.node_ready", [this, pool, count] {
+        nodes_coming_[pool] -= count;
+        const std::uint32_t added = cluster_->add_nodes(pool, count);
+        const std::string& zone_name = config_.node_pools[pool].zone;
+        log_event("node.added", "pool " + config_.node_pools[pool].name + ": " + std::to_string(added) + " nodes Ready");
+        for (const auto& [z, gauge] : node_gauges_) {
+          if (z == zone_name) metrics_->set(gauge, now(), nodes_in_zone(z));
+        }
+        schedule_pending();
+      });
+    }
+    if (estimate.still_pending > 0 && !estimate.reason.empty()) {
+      log_event("node.scale_up_short", "zone " + zone + ": " + estimate.reason);
+    }
+  }
+  schedule_after(config_.cluster_autoscaler.scan_interval, "kubernetes.cluster_autoscaler",
+                 [this] { autoscale_nodes(); });
+}
+
+void KubeControlPlane::update_gauges(std::size_t di) {
+  Deployment& d = deployments_[di];
+  const SimTime t = now();
+  std::uint32_t ready = 0, pending = 0;
+  std::vector<std::uint32_t> zone_ready(d.zone_names.size(), 0);
+  for (std::size_t p : d.pods) {
+    if (pods_[p].ready) {
+      ++ready;
+      ++zone_ready[pods_[p].zone];
+    }
+    if (!pods_[p].bound) ++pending;
+  }
+  metrics_->set(d.g_replicas, t, d.replicas);
+  metrics_->set(d.g_ready, t, ready);
+  metrics_->set(d.g_pending, t, pending);
+  metrics_->set(d.g_unplaced, t, d.unplaced);
+  for (std::size_t z = 0; z < d.zone_names.size(); ++z) {
+    metrics_->set(d.zone_gauges[z].target, t, d.targets[z]);
+    metrics_->set(d.zone_gauges[z].ready, t, zone_ready[z]);
+  }
+}
+
+// ---- operator actions ------------------------------------------------------------------
+
+void KubeControlPlane::set_hpa_compensation(std::string_view service, std::optional<std::string> zone) {
+  Deployment& d = deployment(service);
+  if (!d.hpa) throw SimulationError("kubernetes: no HPA scales " + quote(service) + " to compensate");
+  d.hpa_compensation_zone = zone ? std::optional<std::uint32_t>(zone_index(d, *zone)) : std::nullopt;
+  d.hpa_compensation_kept = zone ? static_cast<std::int32_t>(d.targets[*d.hpa_compensation_zone]) : 0;
+  log_event("hpa.compensation", std::string(service) + (zone ? ": computed without zone " + *zone + ", whose replicas "
+                                                                   "are kept on top"
+                                                             : ": cancelled"));
+}
+
+void KubeControlPlane::set_replica_compensation(std::string_view service, std::string_view zone, bool on) {
+  Deployment& d = deployment(service);
+  const std::uint32_t z = zone_index(d, zone);
+  const auto di = static_cast<std::size_t>(&d - deployments_.data());
+  auto it = std::find_if(d.replica_compensation.begin(), d.replica_compensation.end(),
+                         [z](const auto& c) { return c.first == z; });
+  if (on && it == d.replica_compensation.end()) {
+    const auto extra = static_cast<std::int32_t>(d.targets[z]);
+    d.replica_compensation.emplace_back(z, extra);
+    log_event("deployment.compensation", std::string(service) + ": replicas " + std::to_string(d.replicas) + " + " +
+                                             std::to_string(extra) + " of zone " + std::string(zone));
+    set_replicas(di, d.replicas + extra);
+  } else if (!on && it != d.replica_compensation.end()) {
+    const std::int32_t extra = it->second;
+    d.replica_compensation.erase(it);
+    log_event("deployment.compensation", std::string(service) + ": cancelled, replicas " +
+                                             std::to_string(d.replicas) + " - " + std::to_string(extra));
+    set_replicas(di, d.replicas - extra);
+  }
+}
+
+void KubeControlPlane::set_policy(std::string_view service, std::optional<DeploymentPolicyConfig> policy) {
+  Deployment& d = deployment(service);
+  const auto di = static_cast<std::size_t>(&d - deployments_.data());
+  d.policy = policy ? *policy : d.config.policy;
+  log_event("deployment.policy", std::string(service) + ": policy " + d.policy.kind +
+                                     (policy ? " (changed)" : " (restored)") + "; rollout to a fresh split");
+  apply_split(d, fresh_split(d.policy, zone_states(d), static_cast<std::uint32_t>(d.replicas)));
+  d.rolling = true;
+  reconcile(di);
+}
+
+void KubeControlPlane::scale(std::string_view service, std::int32_t replicas) {
+  Deployment& d = deployment(service);
+  set_replicas(static_cast<std::size_t>(&d - deployments_.data()), replicas);
+}
+
+// ---- read-outs ---------------------------------------------------------------------
+
+std::int32_t KubeControlPlane::replicas(std::string_view service) const { return deployment(service).replicas; }
+
+std::uint32_t KubeControlPlane::zone_target(std::string_view service, std::string_view zone) const {
+  const Deployment& d = deployment(service);
+  return d.targets[zone_index(d, zone)];
+}
+
+std::uint32_t KubeControlPlane::pods_in_zone(std::string_view service, std::string_view zone) const {
+  const Deployment& d = deployment(service);
+  const std::uint32_t z = zone_index(d, zone);
+  return static_cast<std::uint32_t>(
+      std::count_if(d.pods.begin(), d.pods.end(), [&](std::size_t p) { return pods_[p].zone == z; }));
+}
+
+std::uint32_t KubeControlPlane::ready_in_zone(std::string_view service, std::string_view zone) const {
+  const Deployment& d = deployment(service);
+  const std::uint32_t z = zone_index(d, zone);
+  return static_cast<std::uint32_t>(std::count_if(
+      d.pods.begin(), d.pods.end(), [&](std::size_t p) { return pods_[p].zone == z && pods_[p].ready; }));
+}
+
+std::uint32_t KubeControlPlane::pending(std::string_view service) const {
+  const Deployment& d = deployment(service);
+  return static_cast<std::uint32_t>(
+      std::count_if(d.pods.begin(), d.pods.end(), [&](std::size_t p) { return !pods_[p].bound; }));
+}
+
+std::uint32_t KubeControlPlane::unplaced(std::string_view service) const { return deployment(service).unplaced; }
+
+std::uint32_t KubeControlPlane::nodes_in_zone(std::string_view zone) const {
+  if (!cluster_) return 0;
+  std::uint32_t n = 0;
+  for (const NodePool& pool : cluster_->pools()) {
+    if (pool.zone == zone) n += pool.nodes;
+  }
+  return n;
+}
+
+// ---- timeline ---------------------------------------------------------------------
+
+void register_kube_actions(Timeline& timeline, KubeControlPlane& cp) {
+  timeline.on("hpa:compensate", [&cp](const ActionConfig& a, ActionPhase phase) {
+    cp.set_hpa_compensation(a.target.service,
+                            phase == ActionPhase::kApply ? std::optional<std::string>(a.target.zone) : std::nullopt);
+  });
+  timeline.on("deployment:compensate", [&cp](const ActionConfig& a, ActionPhase phase) {
+    cp.set_replica_compensation(a.target.service, a.target.zone, phase == ActionPhase::kApply);
+  });
+  timeline.on("deployment:policy", [&cp](const ActionConfig& a, ActionPhase phase) {
+    if (phase == ActionPhase::kApply && !a.policy) {
+      throw SimulationError("step " + quote(a.name) + ": deployment:policy needs policy");
+    }
+    cp.set_policy(a.target.service, phase == ActionPhase::kApply ? a.policy : std::nullopt);
+  });
+  timeline.on("deployment:scale", [&cp](const ActionConfig& a, ActionPhase) {
+    if (!a.replicas) throw SimulationError("step " + quote(a.name) + ": deployment:scale needs replicas");
+    cp.scale(a.target.service, static_cast<std::int32_t>(*a.replicas));
+  });
+}
+
+}  // namespace drsim

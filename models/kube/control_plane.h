@@ -1,0 +1,203 @@
+#pragma once
+// The Kubernetes control plane on the event timeline: the controllers whose
+// interplay makes the zone-failure chain reaction of domain.md section 1.
+//
+//   deployment + ReplicaSet   spec.replicas split across zones by the parent
+//                             scheduler (zone_split.h) under the deployment's
+//                             policy; pods created or deleted per zone to
+//                             match, a rollout bounded by maxSurge and
+//                             maxUnavailable after a policy change
+//   child scheduler           pods bound to nodes (node_placement.h), or left
+//                             Pending with kube-scheduler's reason
+//   kubelet                   a bound pod's container starts after the
+//                             deployment's startup time; it is Ready at the
+//                             first readiness probe after that
+//   node lifecycle            a failed zone's nodes go NotReady after the
+//                             monitor grace period (their pods unready) and
+//                             their pods are evicted after the toleration;
+//                             the ReplicaSet recreates them in the same zone,
+//                             where they pend until it recovers or the policy
+//                             changes
+//   metrics-server            each running pod's cumulative CPU read every
+//                             resolution; the rate between two readings is
+//                             its sample; a failed zone's pods have none
+//   HPA controller            every sync period (hpa_controller.h)
+//   cluster autoscaler        nodes added for pods pending for lack of room,
+//                             after a provisioning delay, up to the stock
+//
+// The services' own model (Service) serves the traffic: the control plane
+// starts its pods unready, makes them ready, and removes them. Operator
+// actions: HPA compensation, replica compensation, policy change, scaling.
+//
+// Recorded per window: deployment.replicas, deployment.ready,
+// deployment.pending (pods not on a node), deployment.unplaced (replicas the
+// policy could not put in any zone) per service; deployment.zone_target and
+// deployment.zone_ready per service and zone; hpa.desired_replicas,
+// hpa.utilization (of the pods it trusts, as its status shows) and
+// hpa.all_pods_utilization (usage over every listed pod's request) per HPA; cluster.nodes per zone with node pools. Events:
+// rescales, unplaced replicas, pods pending, evictions, nodes added.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/kube/hpa_controller.h"
+#include "models/kube/kube_config.h"
+#include "models/kube/node_placement.h"
+#include "models/metrics/windowed_metrics.h"
+#include "models/service/service.h"
+#include "models/service/service_time.h"
+#include "models/timeline/timeline.h"
+#include "models/topology/failure_domains.h"
+#include "sim/component.h"
+
+namespace drsim {
+
+class KubeControlPlane : public Component {
+ public:
+  // Every deployment's service must be among services; domains may be null
+  // (no zone ever fails).
+  KubeControlPlane(KubernetesConfig config, FailureDomains* domains, std::vector<Service*> services,
+                   Duration metrics_window = std::chrono::seconds(1));
+
+  // ---- operator actions (each has an undo) ----
+  // HPA compensation: the HPA of the service's deployment computes from the
+  // other zones' pods only, and keeps the zone's replicas on top. nullopt
+  // cancels it.
+  void set_hpa_compensation(std::string_view service, std::optional<std::string> zone);
+  // Manual compensation: spec.replicas += the zone's replicas now; off takes
+  // them back.
+  void set_replica_compensation(std::string_view service, std::string_view zone, bool on);
+  // A new policy (migration, degradation): the split is computed afresh and
+  // a rollout moves the pods. nullopt restores the declared policy.
+  void set_policy(std::string_view service, std::optional<DeploymentPolicyConfig> policy);
+  // spec.replicas, as `kubectl scale` (an HPA will correct it on its next sync).
+  void scale(std::string_view service, std::int32_t replicas);
+
+  // ---- read-outs ----
+  std::int32_t replicas(std::string_view service) const;
+  std::uint32_t zone_target(std::string_view service, std::string_view zone) const;
+  std::uint32_t pods_in_zone(std::string_view service, std::string_view zone) const;
+  std::uint32_t ready_in_zone(std::string_view service, std::string_view zone) const;
+  std::uint32_t pending(std::string_view service) const;   // pods not on a node
+  std::uint32_t unplaced(std::string_view service) const;  // replicas the policy could not place
+  std::uint32_t nodes_in_zone(std::string_view zone) const;
+
+ protected:
+  void attach() override;
+  void start() override;
+  void stop() override;
+
+ private:
+  struct Pod {
+    std::uint32_t deployment = 0;
+    std::uint32_t zone = 0;  // the service's zone index
+    std::string name;
+    SimTime created{};
+    bool bound = false;  // on a node (or in a zone without node pools)
+    std::optional<std::size_t> node;
+    std::size_t service_pod = 0;  // valid once bound
+    SimTime start_time{};
+    bool ready = false;
+    SimTime ready_transition{};
+    EventId ready_event;
+    std::string pending_reason;
+    // metrics-server: the last reading of cumulative CPU and the sample
+    // from the last two.
+    double cpu_read = 0;
+    std::optional<SimTime> read_at;
+    std::optional<PodMetric> sample;
+  };
+  struct ZoneGauges {
+    GaugeId target, ready;
+  };
+  struct Deployment {
+    KubeDeploymentConfig config;
+    Service* service = nullptr;
+    ServiceTimeDistribution startup;
+    Resources pod_size;
+    std::int64_t cpu_request_milli = 0;
+    DeploymentPolicyConfig policy;
+    std::int32_t replicas = 0;
+    std::vector<std::uint32_t> targets;   // per service zone
+    std::vector<std::string> zone_names;  // per service zone
+    std::uint32_t unplaced = 0;
+    std::string unplaced_reason;
+    bool rolling = false;  // a rollout is moving pods to a new split
+    std::vector<std::size_t> pods;  // indices into pods_, alive ones
+    std::optional<std::size_t> hpa;
+    std::optional<std::uint32_t> hpa_compensation_zone;
+    std::int32_t hpa_compensation_kept = 0;  // the zone's replicas when compensation began
+    std::vector<std::pair<std::uint32_t, std::int32_t>> replica_compensation;  // zone, replicas added
+    std::uint32_t pods_created = 0;
+    GaugeId g_replicas, g_ready, g_pending, g_unplaced;
+    std::vector<ZoneGauges> zone_gauges;
+    std::vector<std::string> zone_pending_reason;  // last logged, per zone (to log changes only)
+  };
+  struct Hpa {
+    HpaController controller;
+    std::size_t deployment = 0;
+    GaugeId g_desired, g_utilization, g_all_pods;
+    std::uint32_t rescales = 0;
+    std::int32_t max_desired = 0;
+  };
+  struct ZoneWatch {
+    bool down = false;
+    EventId unready_event, evict_event;
+  };
+
+  Deployment& deployment(std::string_view service);
+  const Deployment& deployment(std::string_view service) const;
+  std::uint32_t zone_index(const Deployment& d, std::string_view zone) const;
+  std::optional<ZoneIndex> topology_zone(std::string_view zone) const;
+  bool zone_up(std::string_view zone) const;
+  bool has_pools(std::string_view zone) const;
+
+  // The parent scheduler's view of the deployment's zones.
+  std::vector<ZoneState> zone_states(const Deployment& d) const;
+  void apply_split(Deployment& d, const ZoneSplit& split);
+  void set_replicas(std::size_t d, std::int32_t replicas);
+  // The ReplicaSet controller: pods per zone towards the targets.
+  void reconcile(std::size_t d);
+  void create_pod(std::size_t d, std::uint32_t zone);
+  void delete_pod(std::size_t pod);
+  // Which of the zone's pods the ReplicaSet deletes first: unbound, then
+  // unready, then the newest.
+  std::vector<std::size_t> deletion_order(const Deployment& d, std::uint32_t zone) const;
+  // The child scheduler: binds what can be bound.
+  void schedule_pending();
+  bool try_bind(std::size_t pod);
+  void became_ready(std::size_t pod);
+  void set_ready(Pod& pod, bool ready);
+
+  void on_topology_change();
+  void mark_zone_unready(ZoneIndex zone);
+  void evict_zone(ZoneIndex zone);
+
+  void scrape();
+  void sync_hpas();
+  void autoscale_nodes();
+  HpaSyncInput hpa_input(const Deployment& d, std::optional<std::uint32_t> excluded_zone) const;
+  void update_gauges(std::size_t d);
+
+  KubernetesConfig config_;
+  FailureDomains* domains_;
+  std::vector<Service*> services_;
+  Duration metrics_window_;
+  std::optional<ChildCluster> cluster_;  // absent without node pools
+  std::vector<Deployment> deployments_;
+  std::vector<Hpa> hpas_;
+  std::vector<Pod> pods_;
+  std::vector<ZoneWatch> zone_watch_;  // per topology zone
+  std::optional<ServiceTimeDistribution> provisioning_;
+  std::vector<std::uint32_t> nodes_coming_;  // per node pool: ordered, not yet Ready
+  std::optional<WindowedMetrics> metrics_;
+  std::vector<std::pair<std::string, GaugeId>> node_gauges_;  // per zone with pools
+};
+
+// Registers hpa:compensate, deployment:compensate, deployment:policy and
+// deployment:scale.
+void register_kube_actions(Timeline& timeline, KubeControlPlane& control_plane);
+
+}  // namespace drsim

@@ -1,0 +1,304 @@
+#pragma once
+// The Kubernetes control plane of a scenario (spec.kubernetes): node pools
+// per zone, deployments that manage services' pods under a zone policy, and
+// HorizontalPodAutoscalers, with the controllers' settings. Kubernetes
+// objects keep the API's key names where a user would paste them (the HPA's
+// metrics and behavior, the readiness probe, minReplicas/maxReplicas);
+// controller flags are durations in drsim's spelling.
+//
+// A service named by a deployment is managed: its pods are created, started,
+// probed, evicted and recreated by the control plane, and the service's
+// `replicas` are the assignment the run starts from (those pods run and are
+// ready at time 0).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "models/config_problem.h"
+#include "models/kube/hpa_behavior_config.h"
+#include "models/kube/zone_split.h"
+#include "models/service/service_time.h"
+#include "sim/fields.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace drsim {
+
+struct NodePoolConfig {
+  std::string name;
+  std::string zone;
+  CpuQuantity cpu{4000};                              // allocatable per node
+  ByteSize memory{std::int64_t{16} * 1024 * 1024 * 1024};  // allocatable per node
+  std::uint32_t nodes = 0;
+  std::optional<std::uint32_t> max_nodes;  // absent: the pool cannot grow
+  std::uint32_t max_pods = 110;
+
+  static constexpr std::string_view kTypeName = "NodePool";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &NodePoolConfig::name, "Pool name, unique in the scenario.", kRequired),
+        field("zone", &NodePoolConfig::zone, "The zone its nodes are in.", kRequired),
+        field("cpu", &NodePoolConfig::cpu, "Allocatable CPU per node.", kPositive),
+        field("memory", &NodePoolConfig::memory, "Allocatable memory per node.", kPositive),
+        field("nodes", &NodePoolConfig::nodes, "Nodes at the start of the run."),
+        field("maxNodes", &NodePoolConfig::max_nodes,
+              "Most nodes the cloud can supply to the cluster autoscaler (stock runs short when a whole zone's "
+              "workload moves at once); absent: the pool does not grow."),
+        field("maxPods", &NodePoolConfig::max_pods, "Pods per node (the kubelet's limit).", kPositive),
+    };
+  }
+};
+
+// The pod's readiness probe, in the API's keys.
+struct ReadinessProbeConfig {
+  std::int32_t initial_delay_seconds = 0;
+  std::int32_t period_seconds = 10;
+  std::int32_t success_threshold = 1;
+
+  static constexpr std::string_view kTypeName = "ReadinessProbe";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("initialDelaySeconds", &ReadinessProbeConfig::initial_delay_seconds,
+              "Seconds after the container starts before the first probe.", kNonNegative),
+        field("periodSeconds", &ReadinessProbeConfig::period_seconds, "Seconds between probes.", kPositive),
+        field("successThreshold", &ReadinessProbeConfig::success_threshold,
+              "Consecutive successes before the pod is Ready.", kPositive),
+    };
+  }
+};
+
+struct RollingUpdateConfig {
+  Ratio max_surge{0.25};
+  Ratio max_unavailable{0.25};
+
+  static constexpr std::string_view kTypeName = "RollingUpdate";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("maxSurge", &RollingUpdateConfig::max_surge,
+              "Pods above the desired count a rollout may create (of the desired count, rounded up).",
+              kNonNegative),
+        field("maxUnavailable", &RollingUpdateConfig::max_unavailable,
+              "Pods below the desired count that may be unready during a rollout (rounded down).", kNonNegative),
+    };
+  }
+};
+
+struct KubeDeploymentConfig {
+  std::string service;
+  DeploymentPolicyConfig policy;
+  ByteSize memory{std::int64_t{256} * 1024 * 1024};  // requests.memory of a pod
+  ServiceTimeConfig startup;  // container start: image pull and the app's own start
+  ReadinessProbeConfig readiness_probe;
+  RollingUpdateConfig rolling_update;
+
+  KubeDeploymentConfig() {
+    startup.kind = "constant";
+    startup.value = std::chrono::seconds(20);
+  }
+
+  static constexpr std::string_view kTypeName = "Deployment";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("service", &KubeDeploymentConfig::service,
+              "The service whose pods this deployment runs; its replicas are where the run starts.", kRequired),
+        field("policy", &KubeDeploymentConfig::policy,
+              "How the parent scheduler splits the replicas across zones."),
+        field("memory", &KubeDeploymentConfig::memory, "requests.memory of a pod (its CPU request is the "
+                                                       "service's cpu.request).",
+              kPositive),
+        field("startup", &KubeDeploymentConfig::startup,
+              "Time from a pod's binding to a node until its app answers probes (image pull, start-up): a "
+              "distribution like serviceTime (default: constant 20s)."),
+        field("readinessProbe", &KubeDeploymentConfig::readiness_probe,
+              "When the kubelet probes a starting pod; it is Ready at the first passing probe."),
+        field("rollingUpdate", &KubeDeploymentConfig::rolling_update,
+              "How fast a policy change moves pods."),
+    };
+  }
+};
+
+// autoscaling/v2 MetricTarget, for resource metrics.
+struct HpaMetricTargetConfig {
+  std::string type = "Utilization";  // Utilization | AverageValue
+  std::optional<std::int32_t> average_utilization;
+  std::optional<CpuQuantity> average_value;
+
+  static constexpr std::string_view kTypeName = "HpaMetricTarget";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("type", &HpaMetricTargetConfig::type, "Utilization (percent of requests) or AverageValue."),
+        field("averageUtilization", &HpaMetricTargetConfig::average_utilization,
+              "type Utilization: the target percent of the pods' requests.", kPositive),
+        field("averageValue", &HpaMetricTargetConfig::average_value,
+              "type AverageValue: the target usage per pod.", kPositive),
+    };
+  }
+};
+
+struct HpaResourceMetricConfig {
+  std::string name = "cpu";
+  HpaMetricTargetConfig target;
+
+  static constexpr std::string_view kTypeName = "HpaResourceMetric";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &HpaResourceMetricConfig::name, "The resource: cpu (the one drsim measures)."),
+        field("target", &HpaResourceMetricConfig::target, "The target value.", kRequired),
+    };
+  }
+};
+
+// autoscaling/v2 MetricSpec; drsim measures the Resource cpu metric.
+struct HpaMetricConfig {
+  std::string type = "Resource";
+  HpaResourceMetricConfig resource;
+
+  static constexpr std::string_view kTypeName = "HpaMetric";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("type", &HpaMetricConfig::type, "Resource (the one type drsim measures)."),
+        field("resource", &HpaMetricConfig::resource, "The resource metric and its target.", kRequired),
+    };
+  }
+};
+
+struct HpaConfig {
+  std::string name;
+  std::string target;  // the deployment's service
+  std::int32_t min_replicas = 1;
+  std::int32_t max_replicas = 0;
+  std::vector<HpaMetricConfig> metrics;
+  std::optional<HpaBehaviorConfig> behavior;
+
+  static constexpr std::string_view kTypeName = "Hpa";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &HpaConfig::name, "HPA name, unique in the scenario.", kRequired),
+        field("target", &HpaConfig::target, "The service of the deployment it scales.", kRequired),
+        field("minReplicas", &HpaConfig::min_replicas, "Fewest replicas.", kPositive),
+        field("maxReplicas", &HpaConfig::max_replicas, "Most replicas.", kRequired | kPositive),
+        field("metrics", &HpaConfig::metrics, "What it scales on (autoscaling/v2 MetricSpec).", kRequired),
+        field("behavior", &HpaConfig::behavior,
+              "Scale-up and scale-down rules (autoscaling/v2); absent: the controller's legacy path."),
+    };
+  }
+};
+
+// kube-controller-manager's --horizontal-pod-autoscaler-* flags.
+struct HpaControllerConfig {
+  Duration sync_period = std::chrono::seconds(15);
+  double tolerance = 0.1;
+  Duration cpu_initialization_period = std::chrono::minutes(5);
+  Duration initial_readiness_delay = std::chrono::seconds(30);
+  Duration downscale_stabilization = std::chrono::minutes(5);
+
+  static constexpr std::string_view kTypeName = "HpaController";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("syncPeriod", &HpaControllerConfig::sync_period, "How often every HPA is reconciled.", kPositive),
+        field("tolerance", &HpaControllerConfig::tolerance,
+              "No change while current/target usage is within 1 +- tolerance.", kNonNegative),
+        field("cpuInitializationPeriod", &HpaControllerConfig::cpu_initialization_period,
+              "A pod's CPU sample is not trusted this long after it starts unless it has been ready a whole "
+              "window.",
+              kNonNegative),
+        field("initialReadinessDelay", &HpaControllerConfig::initial_readiness_delay,
+              "An unready pod that has never been ready is ignored this long after its start.", kNonNegative),
+        field("downscaleStabilization", &HpaControllerConfig::downscale_stabilization,
+              "Legacy path (no behavior): the highest recommendation of this window is used.", kNonNegative),
+    };
+  }
+};
+
+// metrics-server: every `resolution` it reads each running pod's cumulative
+// CPU from its kubelet; a pod's usage is the rate between its last two
+// readings. A pod it cannot reach (its zone is down) has no fresh sample.
+struct MetricsServerConfig {
+  Duration resolution = std::chrono::seconds(15);
+
+  static constexpr std::string_view kTypeName = "MetricsServer";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("resolution", &MetricsServerConfig::resolution,
+              "Scrape interval; a sample's window is the time between two scrapes.", kPositive),
+    };
+  }
+};
+
+// The node lifecycle controller and the taint-based eviction of pods.
+struct NodeLifecycleConfig {
+  Duration monitor_grace_period = std::chrono::seconds(50);
+  Duration toleration = std::chrono::seconds(300);
+
+  static constexpr std::string_view kTypeName = "NodeLifecycle";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("monitorGracePeriod", &NodeLifecycleConfig::monitor_grace_period,
+              "How long a silent node stays Ready before it is marked NotReady and its pods unready.",
+              kNonNegative),
+        field("toleration", &NodeLifecycleConfig::toleration,
+              "tolerationSeconds of the unreachable taint: pods of a NotReady node are evicted (and recreated "
+              "by their deployment) after it.",
+              kNonNegative),
+    };
+  }
+};
+
+struct ClusterAutoscalerConfig {
+  bool enabled = false;
+  Duration scan_interval = std::chrono::seconds(10);
+  ServiceTimeConfig provisioning;  // from the decision to a Ready node
+
+  ClusterAutoscalerConfig() {
+    provisioning.kind = "lognormal";
+    provisioning.p50 = std::chrono::seconds(60);
+    provisioning.p99 = std::chrono::minutes(4);
+  }
+
+  static constexpr std::string_view kTypeName = "ClusterAutoscaler";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("enabled", &ClusterAutoscalerConfig::enabled, "Add nodes for pods that pend for lack of room."),
+        field("scanInterval", &ClusterAutoscalerConfig::scan_interval, "How often it looks at pending pods.",
+              kPositive),
+        field("provisioning", &ClusterAutoscalerConfig::provisioning,
+              "Time from its decision to a Ready node: a distribution like serviceTime (default lognormal, "
+              "p50 60s, p99 4m: Karpenter-fast to ASG-slow)."),
+    };
+  }
+};
+
+struct KubernetesConfig {
+  std::vector<NodePoolConfig> node_pools;
+  std::vector<KubeDeploymentConfig> deployments;
+  std::vector<HpaConfig> hpas;
+  HpaControllerConfig hpa_controller;
+  MetricsServerConfig metrics_server;
+  NodeLifecycleConfig node_lifecycle;
+  ClusterAutoscalerConfig cluster_autoscaler;
+
+  static constexpr std::string_view kTypeName = "Kubernetes";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("nodePools", &KubernetesConfig::node_pools,
+              "Nodes per zone. A zone without a pool has room for any number of pods."),
+        field("deployments", &KubernetesConfig::deployments, "Services whose pods the control plane runs."),
+        field("hpas", &KubernetesConfig::hpas, "HorizontalPodAutoscalers."),
+        field("hpaController", &KubernetesConfig::hpa_controller, "The HPA controller's settings."),
+        field("metricsServer", &KubernetesConfig::metrics_server, "How pod CPU is sampled."),
+        field("nodeLifecycle", &KubernetesConfig::node_lifecycle,
+              "How a failed zone's nodes and pods are noticed and evicted."),
+        field("clusterAutoscaler", &KubernetesConfig::cluster_autoscaler, "Adding nodes for pending pods."),
+    };
+  }
+
+  bool empty() const { return deployments.empty() && hpas.empty() && node_pools.empty(); }
+  // Problems within this section; names of services and zones are checked
+  // against the topology by the scenario loader.
+  std::vector<ConfigProblem> validate() const;
+};
+
+}  // namespace drsim
