@@ -354,6 +354,39 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
   return out;
 }
 
+namespace {
+// The control plane's actions act on a deployment (and hpa:compensate on its
+// HPA); service:scale would fight a deployment over its pods.
+void check_kubernetes_target(const ScenarioSpec& spec, const ActionConfig& a, const std::string& p,
+                             const SourceMap& where, std::vector<Diagnostic>& out) {
+  const bool kube_action = a.action.starts_with("deployment:") || a.action == "hpa:compensate";
+  const KubeDeploymentConfig* deployment = nullptr;
+  if (spec.kubernetes) {
+    for (const KubeDeploymentConfig& d : spec.kubernetes->deployments) {
+      if (d.service == a.target.service) deployment = &d;
+    }
+  }
+  if (kube_action && deployment == nullptr) {
+    out.push_back(where.at(p + ".target.service", a.action + " acts on a deployment, and no deployment of "
+                                                  "spec.kubernetes runs service " + quote(a.target.service)));
+    return;
+  }
+  if (a.action == "hpa:compensate") {
+    const bool has_hpa = std::any_of(spec.kubernetes->hpas.begin(), spec.kubernetes->hpas.end(),
+                                     [&](const HpaConfig& h) { return h.target == a.target.service; });
+    if (!has_hpa) {
+      out.push_back(where.at(p + ".target.service", "hpa:compensate needs an HPA, and none of spec.kubernetes.hpas "
+                                                    "targets " + quote(a.target.service) +
+                                                    " (for manual replicas use deployment:compensate)"));
+    }
+  }
+  if (a.action == "service:scale" && deployment != nullptr) {
+    out.push_back(where.at(p + ".action", "service " + quote(a.target.service) + " is run by a deployment: scale it "
+                                          "with deployment:scale (service:scale would fight its ReplicaSet)"));
+  }
+}
+}  // namespace
+
 std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where) {
   std::vector<Diagnostic> out;
   // Reference tables, rebuilt quietly: check_topology reports their problems.
@@ -405,6 +438,7 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
           }
         }
       }
+      check_kubernetes_target(spec, a, p, where, out);
       if (info->target.contains(TargetField::kPopulation) && regions.contains(a.target.region)) {
         check_routed_region(spec, a, p, where, out);
       }

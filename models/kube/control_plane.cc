@@ -130,6 +130,9 @@ void KubeControlPlane::attach() {
                                   [&](const auto& g) { return g.first == p.zone; });
     if (!seen) node_gauges_.emplace_back(p.zone, metrics_->gauge("cluster.nodes", {{"zone", p.zone}}));
   }
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    deployments_[di].service->on_pod_killed([this, di](std::size_t service_pod) { pod_killed(di, service_pod); });
+  }
   if (domains_ != nullptr) {
     zone_watch_.assign(domains_->topology().zone_count(), ZoneWatch{});
     domains_->on_change([this] { on_topology_change(); });
@@ -401,6 +404,22 @@ void KubeControlPlane::became_ready(std::size_t p) {
   if (!zone_up(deployments_[pod.deployment].zone_names[pod.zone])) return;  // its node went silent meanwhile
   set_ready(pod, true);
   reconcile(pod.deployment);  // a rollout may go on
+}
+
+void KubeControlPlane::pod_killed(std::size_t di, std::size_t service_pod) {
+  Deployment& d = deployments_[di];
+  for (std::size_t p : d.pods) {
+    Pod& pod = pods_[p];
+    if (!pod.bound || pod.service_pod != service_pod) continue;
+    // The container died: the pod object goes and the ReplicaSet makes a
+    // new one in the same zone (the split is unchanged).
+    cancel(pod.ready_event);
+    if (pod.node) cluster_->remove(*pod.node, d.pod_size);
+    d.pods.erase(std::find(d.pods.begin(), d.pods.end(), p));
+    log_event("pod.killed", pod.name + " killed; the ReplicaSet replaces it");
+    reconcile(di);
+    return;
+  }
 }
 
 // ---- node lifecycle ----------------------------------------------------------------

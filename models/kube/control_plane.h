@@ -171,6 +171,8 @@ class KubeControlPlane : public Component {
   void became_ready(std::size_t pod);
   void set_ready(Pod& pod, bool ready);
 
+  // pods:kill took a managed pod: it is replaced.
+  void pod_killed(std::size_t deployment, std::size_t service_pod);
   void on_topology_change();
   void mark_zone_unready(ZoneIndex zone);
   void evict_zone(ZoneIndex zone);

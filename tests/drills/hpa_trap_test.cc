@@ -93,5 +93,42 @@ TEST(HpaTrap, AnEqualProportionPolicyLeavesTheScaleOutUnplaced) {
   EXPECT_TRUE(reason_logged);
 }
 
+// Recovery in the prescribed order: traffic back in steps, only then
+// compensation cancelled. The healthy zones stay under target throughout.
+TEST(HpaTrap, RecoveryInThePrescribedOrderKeepsEveryZoneUnderTarget) {
+  const RunResult run = run_scenario(load_scenario_file("scenarios/az_failure_recovery_order.yaml"));
+  ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
+  const Recorder& rec = run.simulation->recorder();
+  for (const char* z : {"zone-b", "zone-c"}) {
+    EXPECT_LT(range(series(rec, "service.cpu_utilization", zone(z)), 420s, 1800s).max, 0.7) << z;
+  }
+  // Zone-a's replacements come back ready within a minute of its recovery.
+  const auto ready_a = series(rec, "deployment.zone_ready", zone("zone-a"));
+  const double back = first_time_s(ready_a, 720s, [](double v) { return v == 4; });
+  EXPECT_GT(back, 720);
+  EXPECT_LT(back, 780);
+}
+
+// Cancelling compensation while zone-a's traffic is still cut: its idle
+// pods drag the HPA's average down, it scales in once the downscale
+// stabilisation window has passed, and zone-b/c are overloaded again until
+// the traffic comes back.
+TEST(HpaTrap, CancellingCompensationTooEarlyShowsTheOverloadAgain) {
+  const RunResult run = run_scenario(load_scenario_file(
+      "scenarios/az_failure_recovery_order.yaml", {"spec.timeline[hpa-compensation].duration=7m"}));
+  ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
+  const Recorder& rec = run.simulation->recorder();
+  // Cancelled at 13 min; the scale-in waits for the 5-minute window.
+  const auto replicas = series(rec, "deployment.replicas", {{"service", "api"}});
+  const double scaled_in = first_time_s(replicas, 780s, [](double v) { return v < 11; });
+  EXPECT_GE(scaled_in, 780 + 300);
+  EXPECT_LT(scaled_in, 780 + 300 + 30);
+  for (const char* z : {"zone-b", "zone-c"}) {
+    const auto cpu = series(rec, "service.cpu_utilization", zone(z));
+    EXPECT_LT(range(cpu, 420s, 1080s).max, 0.7) << z;                // compensated: fine
+    EXPECT_GT(test_support::mean(cpu, 1090s, 1200s), 0.85) << z;  // scaled in, traffic still cut: overload
+  }
+}
+
 }  // namespace
 }  // namespace drsim

@@ -21,7 +21,8 @@ const BadCase kBadCases[] = {
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
-     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives, kubernetes)\n"
+     "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, "
+     "objectives, kubernetes)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
@@ -135,6 +136,23 @@ const BadCase kBadCases[] = {
     {"call_unknown_service",
      "tests/data/scenarios/bad/call_unknown_service.yaml:15:27: spec.topology.services[0].calls[0].service: "
      "unknown service \"dbb\", did you mean \"db\"? (services: front, db)"},
+    {"kube_hpa_unknown_target",
+     "tests/data/scenarios/bad/kube_hpa_unknown_target.yaml:24:17: spec.kubernetes.hpas[0].target: \"payment\" is "
+     "not a deployment's service: an HPA scales a deployment of spec.kubernetes.deployments"},
+    {"kube_compensate_without_hpa",
+     "tests/data/scenarios/bad/kube_compensate_without_hpa.yaml:26:25: spec.timeline[0].target.service: "
+     "hpa:compensate needs an HPA, and none of spec.kubernetes.hpas targets \"payments\" (for manual replicas use "
+     "deployment:compensate)"},
+    {"kube_policy_unknown_zone",
+     "tests/data/scenarios/bad/kube_policy_unknown_zone.yaml:22:51: spec.kubernetes.deployments[0].policy.zones[1]: "
+     "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"kube_service_scale_managed",
+     "tests/data/scenarios/bad/kube_service_scale_managed.yaml:24:15: spec.timeline[0].action: service "
+     "\"payments\" is run by a deployment: scale it with deployment:scale (service:scale would fight its "
+     "ReplicaSet)"},
+    {"kube_cpu_too_fine",
+     "tests/data/scenarios/bad/kube_cpu_too_fine.yaml:14:24: spec.topology.services[0].cpu.request: expected a whole "
+     "number of millicores (Kubernetes' finest CPU unit), got \"0.5m\""},
     {"kill_where_no_pods",
      "tests/data/scenarios/bad/kill_where_no_pods.yaml:23:41: spec.timeline[0].target.zone: service \"payments\" "
      "has no replicas in zone \"eu-west-1b\""},
