@@ -11,6 +11,7 @@
     scenario.replace({"spec.load[0].load.rate": 500.0})
     scenario.topology.rtt("north-a", "south-a", down_links=["north-south"])   # drsim.topology
     drsim.queueing.erlang_c(servers=2, offered_load=1.0)                      # closed forms
+    drsim.kube.zone_split({"kind": "equal", "zones": ["a", "b"]}, ["a", "b"], 20)   # control plane
 
 Bad scenario input raises :class:`drsim.ScenarioError` (a ``ValueError``)
 whose message starts with ``file:line:col``.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from drsim import _core, config, queueing, topology
+from drsim import _core, config, kube, queueing, topology
 from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
 from drsim.result import Outcome, Result
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
@@ -45,6 +46,7 @@ __all__ = [
     "scenario_format_markdown",
     "scenario_json_schema",
     "config",
+    "kube",
     "queueing",
     "topology",
 ]

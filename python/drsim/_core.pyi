@@ -69,6 +69,142 @@ def erlang_c(servers: int, offered_load: float) -> float: ...
 def mmc_metrics(arrival_rate: float, mean_service_ns: int, servers: int) -> dict[str, float] | None: ...
 def mmck_metrics(arrival_rate: float, mean_service_ns: int, servers: int, capacity: int) -> dict[str, float]: ...
 
+# ---- bind_kube.cc ----
+# Times here are float seconds since the start of the run (not nanoseconds),
+# quantities integer milli-units; drsim/kube.py builds the dicts.
+class HpaScalingHistory:
+    recommendations: list[tuple[int, float]]
+    scale_up_events: list[tuple[int, float, bool]]
+    scale_down_events: list[tuple[int, float, bool]]
+    def __init__(self) -> None: ...
+    def clear(self) -> None: ...
+    def record_initial_recommendation(self, current_replicas: int, now: float) -> None: ...
+    def store_scale_event(
+        self,
+        behavior: dict[str, Any] | None,
+        prev_replicas: int,
+        new_replicas: int,
+        now: float,
+        downscale_stabilization: float,
+    ) -> None: ...
+
+def kube_group_pods(
+    pods: list[dict[str, Any]],
+    metrics: list[dict[str, Any]],
+    resource: str | None,
+    now: float,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+) -> dict[str, Any]: ...
+def kube_pod_requests(
+    pods: list[dict[str, Any]], container: str, resource: str, pod_level_resources: bool
+) -> list[int] | dict[str, str]: ...
+def kube_resource_utilization_replicas(
+    current_replicas: int,
+    target_utilization: int,
+    resource: str,
+    container: str,
+    pods: list[dict[str, Any]],
+    metrics: list[dict[str, Any]],
+    now: float,
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    pod_level_resources: bool,
+) -> dict[str, Any]: ...
+def kube_raw_resource_replicas(
+    current_replicas: int,
+    target_average_milli: int,
+    resource: str,
+    pods: list[dict[str, Any]],
+    metrics: list[dict[str, Any]],
+    now: float,
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    pod_level_resources: bool,
+) -> dict[str, Any]: ...
+def kube_pods_metric_replicas(
+    current_replicas: int,
+    target_average_milli: int,
+    metric_name: str,
+    pods: list[dict[str, Any]],
+    metrics: list[dict[str, Any]],
+    now: float,
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+) -> dict[str, Any]: ...
+def kube_object_metric_replicas(
+    current_replicas: int,
+    target_milli: int,
+    usage_milli: int,
+    pods: list[dict[str, Any]],
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+) -> dict[str, Any]: ...
+def kube_object_per_pod_metric_replicas(
+    status_replicas: int,
+    target_average_milli: int,
+    usage_milli: int,
+    timestamp: float,
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+) -> dict[str, Any]: ...
+def kube_external_metric_replicas(
+    current_replicas: int,
+    target_milli: int,
+    metric_name: str,
+    values_milli: list[int],
+    pods: list[dict[str, Any]],
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+) -> dict[str, Any]: ...
+def kube_external_per_pod_metric_replicas(
+    status_replicas: int,
+    target_average_milli: int,
+    metric_name: str,
+    values_milli: list[int],
+    timestamp: float,
+    scale_up_tolerance: float,
+    scale_down_tolerance: float,
+) -> dict[str, Any]: ...
+def kube_resolve_behavior(
+    behavior: dict[str, Any] | None, downscale_stabilization: float, controller_tolerance: float
+) -> dict[str, Any]: ...
+def kube_normalize_desired_replicas(
+    history: HpaScalingHistory,
+    current_replicas: int,
+    desired_replicas: int,
+    min_replicas: int,
+    max_replicas: int,
+    behavior: dict[str, Any] | None,
+    now: float,
+    downscale_stabilization: float,
+    scale_up_limit_factor: float,
+) -> dict[str, Any]: ...
+def kube_reconcile_replicas(
+    history: HpaScalingHistory,
+    current_replicas: int,
+    metric_desired_replicas: int,
+    min_replicas: int,
+    max_replicas: int,
+    behavior: dict[str, Any] | None,
+    now: float,
+    downscale_stabilization: float,
+) -> dict[str, Any]: ...
+def kube_zone_split(policy: dict[str, Any], zones: list[dict[str, Any]], desired: int, fresh: bool) -> dict[str, Any]: ...
+def kube_candidate_policies(current_policy: dict[str, Any], zones: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
+def kube_policy_deviation(from_policy: dict[str, Any], to_policy: dict[str, Any]) -> int: ...
+def kube_recommend_policies(
+    current_policy: dict[str, Any],
+    zones: list[dict[str, Any]],
+    needed: int,
+    extra: list[tuple[str, dict[str, Any]]],
+    migrate: bool,
+) -> list[dict[str, Any]]: ...
+
 # ---- bind_run.cc ----
 class RunOutcome:
     @property

@@ -25,6 +25,9 @@ void bind_queueing(py::module_& m);
 // analysis/n_plus_one.h (`drsim check`) is not bound yet: it is being
 // reworked. Its place is bind_check(m) in bind_check.cc, wrapped by
 // drsim/check.py, once its API has settled.
+// models/kube: the HPA replica calculation, behavior and normalisation, the
+// zone split and the policy recommendation (wrapped by drsim/kube.py).
+void bind_kube(py::module_& m);
 // io/run.h, io/result_writer.h, sim/recorder.h: running and the results.
 void bind_run(py::module_& m);
 
