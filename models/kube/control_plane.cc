@@ -11,7 +11,7 @@ namespace drsim {
 
 namespace {
 
-ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) { return ServiceTimeDistribution(d.startup); }
+ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) { return ServiceTimeDistribution(d.startup_or_default()); }
 
 }  // namespace
 
@@ -35,7 +35,7 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     cluster_.emplace(std::move(pools));
     nodes_coming_.assign(config_.node_pools.size(), 0);
   }
-  if (config_.cluster_autoscaler.enabled) provisioning_.emplace(config_.cluster_autoscaler.provisioning);
+  if (config_.cluster_autoscaler.enabled) provisioning_.emplace(config_.cluster_autoscaler.provisioning_or_default());
   for (const KubeDeploymentConfig& dc : config_.deployments) {
     Service* service = nullptr;
     for (Service* s : services_) {

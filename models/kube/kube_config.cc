@@ -59,7 +59,7 @@ std::vector<ConfigProblem> KubernetesConfig::validate() const {
     const std::string at = indexed("deployments", i);
     check_unique(out, services, at + ".service", d.service, "service");
     nest(out, at + ".policy", d.policy.validate());
-    nest(out, at + ".startup", d.startup.validate());
+    if (d.startup) nest(out, at + ".startup", d.startup->validate());
     if (d.rolling_update.max_surge.value == 0 && d.rolling_update.max_unavailable.value == 0) {
       out.push_back({at + ".rollingUpdate", "maxSurge and maxUnavailable cannot both be 0: a rollout could not "
                                             "move a single pod"});
@@ -81,8 +81,27 @@ std::vector<ConfigProblem> KubernetesConfig::validate() const {
     for (std::size_t m = 0; m < h.metrics.size(); ++m) nest(out, at + "." + indexed("metrics", m), validate_metric(h.metrics[m]));
     if (h.behavior) nest(out, at + ".behavior", h.behavior->validate());
   }
-  nest(out, "clusterAutoscaler.provisioning", cluster_autoscaler.provisioning.validate());
+  if (cluster_autoscaler.provisioning) {
+    nest(out, "clusterAutoscaler.provisioning", cluster_autoscaler.provisioning->validate());
+  }
   return out;
+}
+
+ServiceTimeConfig KubeDeploymentConfig::startup_or_default() const {
+  if (startup) return *startup;
+  ServiceTimeConfig c;
+  c.kind = "constant";
+  c.value = std::chrono::seconds(20);
+  return c;
+}
+
+ServiceTimeConfig ClusterAutoscalerConfig::provisioning_or_default() const {
+  if (provisioning) return *provisioning;
+  ServiceTimeConfig c;
+  c.kind = "lognormal";
+  c.p50 = std::chrono::seconds(60);
+  c.p99 = std::chrono::minutes(4);
+  return c;
 }
 
 }  // namespace drsim

@@ -90,14 +90,15 @@ struct KubeDeploymentConfig {
   std::string service;
   DeploymentPolicyConfig policy;
   ByteSize memory{std::int64_t{256} * 1024 * 1024};  // requests.memory of a pod
-  ServiceTimeConfig startup;  // container start: image pull and the app's own start
+  // Container start: image pull and the app's own start. Optional rather
+  // than defaulted in place, so that a distribution given in the file is
+  // taken whole (not merged field by field into the default's).
+  std::optional<ServiceTimeConfig> startup;
   ReadinessProbeConfig readiness_probe;
   RollingUpdateConfig rolling_update;
 
-  KubeDeploymentConfig() {
-    startup.kind = "constant";
-    startup.value = std::chrono::seconds(20);
-  }
+  // startup, or constant 20s.
+  ServiceTimeConfig startup_or_default() const;
 
   static constexpr std::string_view kTypeName = "Deployment";
   static constexpr auto fields() {
@@ -250,13 +251,10 @@ struct NodeLifecycleConfig {
 struct ClusterAutoscalerConfig {
   bool enabled = false;
   Duration scan_interval = std::chrono::seconds(10);
-  ServiceTimeConfig provisioning;  // from the decision to a Ready node
+  std::optional<ServiceTimeConfig> provisioning;  // from the decision to a Ready node
 
-  ClusterAutoscalerConfig() {
-    provisioning.kind = "lognormal";
-    provisioning.p50 = std::chrono::seconds(60);
-    provisioning.p99 = std::chrono::minutes(4);
-  }
+  // provisioning, or lognormal with p50 60s and p99 4m.
+  ServiceTimeConfig provisioning_or_default() const;
 
   static constexpr std::string_view kTypeName = "ClusterAutoscaler";
   static constexpr auto fields() {

@@ -1,0 +1,251 @@
+// The control plane on the timeline, one mechanism at a time: binding to
+// nodes and kube-scheduler's reason when a pod pends, the cluster
+// autoscaler and short stock, start-up and readiness probes, a policy
+// change rolled out, a killed pod replaced, an HPA behavior followed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/run.h"
+#include "io/scenario_loader.h"
+#include "models/kube/control_plane.h"
+#include "tests/drills/recorded_series.h"
+
+namespace drsim {
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::first_time_s;
+using test_support::range;
+using test_support::series;
+
+// Two zones, an api of 2 + 2 pods of 1 core (4 workers x 250m), a light
+// load, and the given spec.kubernetes and timeline (YAML, indented 2).
+std::string scenario(const std::string& kubernetes, const std::string& timeline = "",
+                     const std::string& duration = "10m") {
+  return R"(apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata:
+  name: control-plane
+spec:
+  topology:
+    regions:
+      - name: r
+        zones: [{name: a}, {name: b}, {name: c}]
+        interZoneRtt: 1ms
+    services:
+      - name: api
+        replicas:
+          - {zone: a, replicas: 2}
+          - {zone: b, replicas: 2}
+        concurrency: 4
+        serviceTime: {kind: constant, value: 10ms}
+        cpu: {perWorker: 250m}
+  duration: )" + duration + R"(
+  metricsWindow: 1s
+  load:
+    - name: users
+      service: api
+      load: {kind: constant, rate: 50rps}
+      timeout: 2s
+  kubernetes:
+)" + kubernetes +
+         (timeline.empty() ? "" : "  timeline:\n" + timeline);
+}
+
+RunResult run_text(const std::string& text) {
+  RunResult run = run_scenario(load_scenario_text(text));
+  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
+  return run;
+}
+
+bool has_event(const Recorder& rec, std::string_view kind, std::string_view text) {
+  for (std::size_t i = 0; i < rec.events().size(); ++i) {
+    if (rec.events().kind[i] == kind && rec.events().detail[i].find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const Labels kApi{{"service", "api"}};
+Labels zone(std::string_view z) { return {{"service", "api"}, {"zone", std::string(z)}}; }
+
+// Pools of one 2-core node per zone: the 2 pods there fill it.
+const std::string kFullPools = R"(    nodePools:
+      - {name: pool-a, zone: a, cpu: 2, memory: 8GiB, nodes: 1}
+      - {name: pool-b, zone: b, cpu: 2, memory: 8GiB, nodes: 1}
+      - {name: pool-c, zone: c, cpu: 2, memory: 8GiB, nodes: 1}
+)";
+
+// The parent scheduler splits by free capacity: replicas no zone has room
+// for are not created at all (unplaced, with the rule that blocked them).
+TEST(ControlPlane, ThePolicyDoesNotPlaceReplicasWhereNodesHaveNoRoom) {
+  const RunResult run = run_text(scenario(kFullPools + R"(    deployments:
+      - service: api
+        policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 100%}
+)",
+                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  EXPECT_EQ(range(series(rec, "deployment.unplaced", kApi), 60s, 600s).min, 2);
+  EXPECT_EQ(range(series(rec, "deployment.pending", kApi), 0s, 600s).max, 0);
+  EXPECT_TRUE(has_event(rec, "deployment.unplaced", "2 of 6 replicas cannot be placed"));
+}
+
+TEST(ControlPlane, TheClusterAutoscalerAddsNodesAfterProvisioning) {
+  std::string pools = kFullPools;
+  for (const char* z : {"a", "b", "c"}) {
+    const std::string from = "zone: " + std::string(z) + ", cpu: 2, memory: 8GiB, nodes: 1}";
+    pools.replace(pools.find(from), from.size(),
+                  "zone: " + std::string(z) + ", cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 3}");
+  }
+  const RunResult run = run_text(scenario(pools + R"(    clusterAutoscaler:
+      enabled: true
+      scanInterval: 10s
+      provisioning: {kind: constant, value: 90s}
+    deployments:
+      - service: api
+        policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 100%}
+        startup: {kind: constant, value: 10s}
+        readinessProbe: {periodSeconds: 5}
+)",
+                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 8, at: 1m}
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  // With the autoscaler, the parent counts the room its pools may still
+  // add: the 4 new pods are created and pend on the full nodes, the scan at
+  // 60 s orders a node per zone, Ready at 150 s; the pods bind, start
+  // (10 s) and pass the probe at 160 s.
+  EXPECT_EQ(range(series(rec, "deployment.pending", kApi), 61s, 149s).min, 4);
+  EXPECT_TRUE(has_event(rec, "pod.pending",
+                        "api in a: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match "
+                        "Pod's node affinity/selector."));
+  EXPECT_TRUE(has_event(rec, "node.scale_up", "pool pool-a in a: 1 nodes ordered"));
+  const auto nodes_a = series(rec, "cluster.nodes", {{"zone", "a"}});
+  EXPECT_EQ(first_time_s(nodes_a, 0s, [](double v) { return v == 2; }), 150);
+  const auto ready = series(rec, "deployment.ready", kApi);
+  EXPECT_EQ(first_time_s(ready, 60s, [](double v) { return v == 8; }), 160);
+  EXPECT_EQ(range(series(rec, "deployment.pending", kApi), 151s, 600s).max, 0);
+}
+
+TEST(ControlPlane, ShortStockLeavesReplicasUnplaced) {
+  const RunResult run = run_text(scenario(R"(    nodePools:
+      - {name: pool-a, zone: a, cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 2}
+      - {name: pool-b, zone: b, cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 2}
+    clusterAutoscaler: {enabled: true, provisioning: {kind: constant, value: 30s}}
+    deployments:
+      - service: api
+        policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 100%}
+)",
+                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 12, at: 1m}
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  // Each zone can grow to its stock of 2 nodes (4 pods): the parent places
+  // 8 of the 12 replicas, the autoscaler brings the nodes, and 4 stay
+  // unplaced for good.
+  EXPECT_EQ(range(series(rec, "cluster.nodes", {{"zone", "a"}}), 300s, 600s).min, 2);
+  EXPECT_EQ(range(series(rec, "deployment.unplaced", kApi), 300s, 600s).min, 4);
+  EXPECT_EQ(range(series(rec, "deployment.pending", kApi), 300s, 600s).max, 0);
+  EXPECT_EQ(range(series(rec, "deployment.ready", kApi), 300s, 600s).min, 8);
+}
+
+TEST(ControlPlane, APodIsReadyAtTheFirstProbeAfterItsAppStarts) {
+  // Start-up 12 s, first probe at 5 s, then every 10 s: ready at 15 s.
+  const RunResult run = run_text(scenario(R"(    deployments:
+      - service: api
+        startup: {kind: constant, value: 12s}
+        readinessProbe: {initialDelaySeconds: 5, periodSeconds: 10}
+)",
+                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+)"));
+  const auto ready = series(run.simulation->recorder(), "deployment.ready", kApi);
+  EXPECT_EQ(first_time_s(ready, 0s, [](double v) { return v > 4; }), 75);
+}
+
+TEST(ControlPlane, SuccessThresholdWaitsForMoreProbes) {
+  const RunResult run = run_text(scenario(R"(    deployments:
+      - service: api
+        startup: {kind: constant, value: 12s}
+        readinessProbe: {initialDelaySeconds: 5, periodSeconds: 10, successThreshold: 3}
+)",
+                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+)"));
+  const auto ready = series(run.simulation->recorder(), "deployment.ready", kApi);
+  EXPECT_EQ(first_time_s(ready, 0s, [](double v) { return v > 4; }), 95);
+}
+
+TEST(ControlPlane, APolicyChangeRollsThePodsToTheNewZones) {
+  // Migration: from a and b to b and c. The rollout keeps at least
+  // replicas - maxUnavailable (4 - 1) pods ready throughout.
+  const RunResult run = run_text(scenario(R"(    deployments:
+      - service: api
+        policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 50%}
+        startup: {kind: constant, value: 10s}
+        readinessProbe: {periodSeconds: 5}
+)",
+                                          R"(    - name: migrate
+      action: deployment:policy
+      target: {service: api}
+      policy: {kind: spread, zones: [b, c], minZones: 2, maxZoneShare: 50%}
+      at: 1m
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  EXPECT_EQ(range(series(rec, "deployment.zone_ready", zone("a")), 200s, 600s).max, 0);
+  EXPECT_EQ(range(series(rec, "deployment.zone_ready", zone("b")), 200s, 600s).min, 2);
+  EXPECT_EQ(range(series(rec, "deployment.zone_ready", zone("c")), 200s, 600s).min, 2);
+  EXPECT_GE(range(series(rec, "deployment.ready", kApi), 0s, 600s).min, 3);
+  // Nothing was lost on the way.
+  EXPECT_EQ(rec.find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value, 0);
+}
+
+TEST(ControlPlane, AKilledPodIsReplacedInItsZone) {
+  const RunResult run = run_text(scenario(R"(    deployments:
+      - service: api
+        startup: {kind: constant, value: 10s}
+        readinessProbe: {periodSeconds: 5}
+)",
+                                          R"(    - {name: kill, action: pods:kill, target: {service: api, zone: a}, count: 1, at: 1m}
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  const auto ready_a = series(rec, "deployment.zone_ready", zone("a"));
+  EXPECT_EQ(ready_a.at(std::int64_t{60} * 1000000000), 1);
+  EXPECT_EQ(first_time_s(ready_a, 61s, [](double v) { return v == 2; }), 70);
+  EXPECT_TRUE(has_event(rec, "pod.killed", "replaces it"));
+}
+
+TEST(ControlPlane, AnHpaBehaviorLimitsTheScaleUpRate) {
+  // Load jumps at 2 min to twice what 4 pods can serve (and beyond
+  // maxReplicas at a 50% target); the behavior allows 2 pods per 60 s:
+  // 4 -> 6 -> 8 -> 10, a minute apart.
+  std::string text = scenario(R"(    deployments:
+      - service: api
+        startup: {kind: constant, value: 5s}
+        readinessProbe: {periodSeconds: 5}
+    hpas:
+      - name: api
+        target: api
+        minReplicas: 4
+        maxReplicas: 10
+        metrics:
+          - type: Resource
+            resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+        behavior:
+          scaleUp:
+            policies: [{type: Pods, value: 2, periodSeconds: 60}]
+)");
+  text.replace(text.find("load: {kind: constant, rate: 50rps}"), 35,
+               "load: {kind: stages, stages: [{duration: 2m, target: 50rps}, {duration: 0s, target: 3000rps}, "
+               "{duration: 8m, target: 3000rps}]}");
+  const RunResult run = run_text(text);
+  const auto replicas = series(run.simulation->recorder(), "deployment.replicas", kApi);
+  const double six = first_time_s(replicas, 0s, [](double v) { return v >= 6; });
+  const double eight = first_time_s(replicas, 0s, [](double v) { return v >= 8; });
+  const double ten = first_time_s(replicas, 0s, [](double v) { return v >= 10; });
+  ASSERT_GT(six, 120);
+  EXPECT_LE(six, 120 + 45);
+  EXPECT_EQ(range(replicas, 0s, Duration(static_cast<std::int64_t>(six * 1e9))).max, 4);
+  EXPECT_GE(eight - six, 60);
+  EXPECT_GE(ten - eight, 60);
+}
+
+}  // namespace
+}  // namespace drsim
