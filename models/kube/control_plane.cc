@@ -231,11 +231,7 @@ void KubeControlPlane::set_replicas(std::size_t di, std::int32_t replicas) {
   reconcile(di);
 }
 
-std::vector<std::size_t> KubeControlPlane::deletion_order(const Deployment& d, std::uint32_t zone) const {
-  std::vector<std::size_t> pods;
-  for (std::size_t p : d.pods) {
-    if (pods_[p].zone == zone) pods.push_back(p);
-  }
+std::vector<std::size_t> KubeControlPlane::deletion_order(std::vector<std::size_t> pods) const {
   // The ReplicaSet controller's preference: unscheduled before scheduled,
   // not ready before ready, newer before older.
   std::stable_sort(pods.begin(), pods.end(), [this](std::size_t a, std::size_t b) {
@@ -248,22 +244,35 @@ std::vector<std::size_t> KubeControlPlane::deletion_order(const Deployment& d, s
   return pods;
 }
 
+std::vector<std::size_t> KubeControlPlane::current_pods_in(const Deployment& d, std::uint32_t zone) const {
+  std::vector<std::size_t> pods;
+  for (std::size_t p : d.pods) {
+    if (pods_[p].zone == zone && pods_[p].revision == d.revision) pods.push_back(p);
+  }
+  return pods;
+}
+
 void KubeControlPlane::reconcile(std::size_t di) {
   Deployment& d = deployments_[di];
   const std::size_t zones = d.targets.size();
-  std::vector<std::uint32_t> count(zones, 0);
+  std::vector<std::uint32_t> count(zones, 0);  // pods of the current revision per zone
+  std::vector<std::size_t> old;                // pods of an earlier revision (a restart)
   std::uint32_t ready = 0;
   for (std::size_t p : d.pods) {
-    ++count[pods_[p].zone];
+    if (pods_[p].revision == d.revision) {
+      ++count[pods_[p].zone];
+    } else {
+      old.push_back(p);
+    }
     if (pods_[p].ready) ++ready;
   }
-  std::uint32_t total = static_cast<std::uint32_t>(d.pods.size());
+  auto total = static_cast<std::uint32_t>(d.pods.size());
   std::uint32_t deficit = 0, surplus = 0;
   for (std::size_t z = 0; z < zones; ++z) {
     if (count[z] < d.targets[z]) deficit += d.targets[z] - count[z];
     if (count[z] > d.targets[z]) surplus += count[z] - d.targets[z];
   }
-  if (deficit == 0 && surplus == 0) {
+  if (deficit == 0 && surplus == 0 && old.empty()) {
     d.rolling = false;
   } else if (!d.rolling) {
     // A scale: the ReplicaSet creates and deletes at once.
@@ -273,36 +282,45 @@ void KubeControlPlane::reconcile(std::size_t di) {
         ++count[z];
       }
       if (count[z] > d.targets[z]) {
-        const std::vector<std::size_t> order = deletion_order(d, z);
+        const std::vector<std::size_t> order = deletion_order(current_pods_in(d, z));
         for (std::size_t i = 0; i < count[z] - d.targets[z]; ++i) delete_pod(order[i]);
         count[z] = d.targets[z];
       }
     }
   } else {
-    // A rollout: at most replicas + maxSurge pods, and at least replicas -
-    // maxUnavailable ready ones, as the deployment controller keeps them.
+    // A rollout (a new split or a new revision): at most replicas +
+    // maxSurge pods, and at least replicas - maxUnavailable ready ones, as
+    // the deployment controller keeps them. Pods that are not ready can
+    // always go; ready ones wait for new pods to become ready.
     const double n = d.replicas;
     const auto max_total = static_cast<std::uint32_t>(n + std::ceil(d.config.rolling_update.max_surge.value * n));
-    const auto min_ready_d = n - std::floor(d.config.rolling_update.max_unavailable.value * n);
+    const double min_ready_d = n - std::floor(d.config.rolling_update.max_unavailable.value * n);
     const std::uint32_t min_ready = min_ready_d > 0 ? static_cast<std::uint32_t>(min_ready_d) : 0;
+    // Only ready pods free room for a surge: a pod still starting counts.
+    auto remove_if_allowed = [&](std::size_t p) {
+      if (pods_[p].ready) {
+        if (ready <= min_ready) return false;
+        --ready;
+      }
+      delete_pod(p);
+      --total;
+      return true;
+    };
+    for (std::uint32_t z = 0; z < zones; ++z) {
+      if (count[z] <= d.targets[z]) continue;
+      for (std::size_t p : deletion_order(current_pods_in(d, z))) {
+        if (count[z] <= d.targets[z] || !remove_if_allowed(p)) break;
+        --count[z];
+      }
+    }
+    for (std::size_t p : deletion_order(old)) {
+      if (!remove_if_allowed(p)) break;
+    }
     for (std::uint32_t z = 0; z < zones; ++z) {
       while (count[z] < d.targets[z] && total < max_total) {
         create_pod(di, z);
         ++count[z];
         ++total;
-      }
-    }
-    for (std::uint32_t z = 0; z < zones; ++z) {
-      if (count[z] <= d.targets[z]) continue;
-      for (std::size_t p : deletion_order(d, z)) {
-        if (count[z] <= d.targets[z]) break;
-        if (pods_[p].ready) {
-          if (ready <= min_ready) break;  // the rest wait for new pods to become ready
-          --ready;
-        }
-        delete_pod(p);
-        --count[z];
-        --total;
       }
     }
   }
@@ -315,6 +333,7 @@ void KubeControlPlane::create_pod(std::size_t di, std::uint32_t zone) {
   Pod pod{.deployment = static_cast<std::uint32_t>(di), .zone = zone};
   pod.name = d.config.service + "-" + d.zone_names[zone] + "-k" + std::to_string(d.pods_created++);
   pod.created = now();
+  pod.revision = d.revision;
   d.pods.push_back(pods_.size());
   pods_.push_back(std::move(pod));
 }
@@ -675,6 +694,15 @@ void KubeControlPlane::set_policy(std::string_view service, std::optional<Deploy
   reconcile(di);
 }
 
+void KubeControlPlane::restart(std::string_view service) {
+  Deployment& d = deployment(service);
+  ++d.revision;
+  d.rolling = true;
+  log_event("deployment.restart", std::string(service) + ": revision " + std::to_string(d.revision) +
+                                      ", every pod replaced within maxSurge and maxUnavailable");
+  reconcile(static_cast<std::size_t>(&d - deployments_.data()));
+}
+
 void KubeControlPlane::scale(std::string_view service, std::int32_t replicas) {
   Deployment& d = deployment(service);
   set_replicas(static_cast<std::size_t>(&d - deployments_.data()), replicas);
@@ -736,6 +764,7 @@ void register_kube_actions(Timeline& timeline, KubeControlPlane& cp) {
     }
     cp.set_policy(a.target.service, phase == ActionPhase::kApply ? a.policy : std::nullopt);
   });
+  timeline.on("deployment:restart", [&cp](const ActionConfig& a, ActionPhase) { cp.restart(a.target.service); });
   timeline.on("deployment:scale", [&cp](const ActionConfig& a, ActionPhase) {
     if (!a.replicas) throw SimulationError("step " + quote(a.name) + ": deployment:scale needs replicas");
     cp.scale(a.target.service, static_cast<std::int32_t>(*a.replicas));

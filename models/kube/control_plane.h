@@ -72,6 +72,9 @@ class KubeControlPlane : public Component {
   // A new policy (migration, degradation): the split is computed afresh and
   // a rollout moves the pods. nullopt restores the declared policy.
   void set_policy(std::string_view service, std::optional<DeploymentPolicyConfig> policy);
+  // `kubectl rollout restart`: every pod replaced by a new one, within
+  // maxSurge and maxUnavailable.
+  void restart(std::string_view service);
   // spec.replicas, as `kubectl scale` (an HPA will correct it on its next sync).
   void scale(std::string_view service, std::int32_t replicas);
 
@@ -95,6 +98,7 @@ class KubeControlPlane : public Component {
     std::uint32_t zone = 0;  // the service's zone index
     std::string name;
     SimTime created{};
+    std::uint32_t revision = 0;  // the deployment's revision it was made for
     bool bound = false;  // on a node (or in a zone without node pools)
     std::optional<std::size_t> node;
     std::size_t service_pod = 0;  // valid once bound
@@ -124,7 +128,8 @@ class KubeControlPlane : public Component {
     std::vector<std::string> zone_names;  // per service zone
     std::uint32_t unplaced = 0;
     std::string unplaced_reason;
-    bool rolling = false;  // a rollout is moving pods to a new split
+    bool rolling = false;  // a rollout is moving pods to a new split or revision
+    std::uint32_t revision = 0;
     std::vector<std::size_t> pods;  // indices into pods_, alive ones
     std::optional<std::size_t> hpa;
     std::optional<std::uint32_t> hpa_compensation_zone;
@@ -162,9 +167,10 @@ class KubeControlPlane : public Component {
   void reconcile(std::size_t d);
   void create_pod(std::size_t d, std::uint32_t zone);
   void delete_pod(std::size_t pod);
-  // Which of the zone's pods the ReplicaSet deletes first: unbound, then
+  // The pods in the order the ReplicaSet deletes them: unbound, then
   // unready, then the newest.
-  std::vector<std::size_t> deletion_order(const Deployment& d, std::uint32_t zone) const;
+  std::vector<std::size_t> deletion_order(std::vector<std::size_t> pods) const;
+  std::vector<std::size_t> current_pods_in(const Deployment& d, std::uint32_t zone) const;
   // The child scheduler: binds what can be bound.
   void schedule_pending();
   bool try_bind(std::size_t pod);
@@ -198,8 +204,8 @@ class KubeControlPlane : public Component {
   std::vector<std::pair<std::string, GaugeId>> node_gauges_;  // per zone with pools
 };
 
-// Registers hpa:compensate, deployment:compensate, deployment:policy and
-// deployment:scale.
+// Registers hpa:compensate, deployment:compensate, deployment:policy,
+// deployment:restart and deployment:scale.
 void register_kube_actions(Timeline& timeline, KubeControlPlane& control_plane);
 
 }  // namespace drsim

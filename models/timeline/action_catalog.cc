@@ -50,6 +50,9 @@ constexpr std::array kCatalog{
                    "Migration or policy degradation: the deployment's zone policy becomes `policy`; the split is "
                    "computed afresh and a rolling update moves the pods. With a duration, the declared policy is "
                    "restored after it (which moves them again)."},
+    ActionSpecInfo{"deployment:restart", kService, {}, {}, false, false,
+                   "A rolling update (`kubectl rollout restart`): every pod of the deployment is replaced by a new "
+                   "one, at most maxSurge above and maxUnavailable below its replicas."},
     ActionSpecInfo{"deployment:scale", kService, {"replicas"}, {"replicas"}, false, false,
                    "The deployment's spec.replicas becomes `replicas`, split across zones by its policy (an HPA "
                    "corrects it on its next sync)."},

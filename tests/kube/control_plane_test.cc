@@ -247,5 +247,25 @@ TEST(ControlPlane, AnHpaBehaviorLimitsTheScaleUpRate) {
   EXPECT_GE(ten - eight, 60);
 }
 
+TEST(ControlPlane, ARestartReplacesEveryPodWithinMaxSurgeAndMaxUnavailable) {
+  // 4 replicas, maxSurge 25% (1 pod) and maxUnavailable 25% (1 pod): at
+  // most 5 pods and at least 3 ready at any time; 4 new pods in the end.
+  const RunResult run = run_text(scenario(R"(    deployments:
+      - service: api
+        startup: {kind: constant, value: 10s}
+        readinessProbe: {periodSeconds: 5}
+)",
+                                          R"(    - {name: restart, action: deployment:restart, target: {service: api}, at: 1m}
+)"));
+  const Recorder& rec = run.simulation->recorder();
+  const auto ready = series(rec, "deployment.ready", kApi);
+  EXPECT_GE(range(ready, 0s, 600s).min, 3);
+  EXPECT_EQ(range(ready, 300s, 600s).min, 4);
+  // Two waves of (one surge + one unavailable) pods, 10 s each: done by 80 s.
+  EXPECT_EQ(first_time_s(ready, 61s, [](double v) { return v == 4; }), 80);
+  EXPECT_TRUE(has_event(rec, "deployment.restart", "revision 1"));
+  EXPECT_EQ(rec.find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value, 0);
+}
+
 }  // namespace
 }  // namespace drsim
