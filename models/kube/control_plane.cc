@@ -11,7 +11,9 @@ namespace drsim {
 
 namespace {
 
-ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) { return ServiceTimeDistribution(d.startup_or_default()); }
+ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) {
+  return ServiceTimeDistribution(d.startup_or_default());
+}
 
 }  // namespace
 
@@ -126,8 +128,8 @@ void KubeControlPlane::attach() {
     h.g_all_pods = metrics_->gauge("hpa.all_pods_utilization", labels);
   }
   for (const NodePoolConfig& p : config_.node_pools) {
-    const bool seen = std::any_of(node_gauges_.begin(), node_gauges_.end(),
-                                  [&](const auto& g) { return g.first == p.zone; });
+    const bool seen =
+        std::any_of(node_gauges_.begin(), node_gauges_.end(), [&](const auto& g) { return g.first == p.zone; });
     if (!seen) node_gauges_.emplace_back(p.zone, metrics_->gauge("cluster.nodes", {{"zone", p.zone}}));
   }
   for (std::size_t di = 0; di < deployments_.size(); ++di) {
@@ -220,7 +222,8 @@ void KubeControlPlane::apply_split(Deployment& d, const ZoneSplit& split) {
   d.unplaced_reason = split.reason;
   if (changed && d.unplaced > 0) {
     log_event("deployment.unplaced", d.config.service + ": " + std::to_string(d.unplaced) + " of " +
-                                         std::to_string(d.replicas) + " replicas cannot be placed: " + d.unplaced_reason);
+                                         std::to_string(d.replicas) +
+                                         " replicas cannot be placed: " + d.unplaced_reason);
   }
 }
 
@@ -342,6 +345,8 @@ void KubeControlPlane::delete_pod(std::size_t p) {
   Pod& pod = pods_[p];
   Deployment& d = deployments_[pod.deployment];
   cancel(pod.ready_event);
+  cancel(pod.probe_failed_event);
+  cancel(pod.restart_event);
   if (pod.bound) {
     d.service->remove_pod(pod.service_pod);  // graceful: it finishes what it holds
     if (pod.node) cluster_->remove(*pod.node, d.pod_size);
@@ -427,18 +432,57 @@ void KubeControlPlane::became_ready(std::size_t p) {
 
 void KubeControlPlane::pod_killed(std::size_t di, std::size_t service_pod) {
   Deployment& d = deployments_[di];
-  for (std::size_t p : d.pods) {
-    Pod& pod = pods_[p];
-    if (!pod.bound || pod.service_pod != service_pod) continue;
-    // The container died: the pod object goes and the ReplicaSet makes a
-    // new one in the same zone (the split is unchanged).
-    cancel(pod.ready_event);
-    if (pod.node) cluster_->remove(*pod.node, d.pod_size);
-    d.pods.erase(std::find(d.pods.begin(), d.pods.end(), p));
-    log_event("pod.killed", pod.name + " killed; the ReplicaSet replaces it");
-    reconcile(di);
-    return;
+  const auto it = std::find_if(d.pods.begin(), d.pods.end(),
+                               [&](std::size_t p) { return pods_[p].bound && pods_[p].service_pod == service_pod; });
+  if (it == d.pods.end()) return;
+  const std::size_t p = *it;
+  Pod& pod = pods_[p];
+  cancel(pod.ready_event);
+  cancel(pod.probe_failed_event);
+  cancel(pod.restart_event);
+  // The kubelet restarts the container after the crash-loop back-off
+  // (10 s, doubling per restart, at most 5 min); the app is up a start-up
+  // time later.
+  const Duration backoff = std::min<Duration>(
+      std::chrono::seconds(10) * (std::int64_t{1} << std::min(pod.restarts, 5u)), std::chrono::minutes(5));
+  ++pod.restarts;
+  const SimTime restart_at = now() + backoff;
+  const SimTime app_up = restart_at + d.startup.sample(rng());
+  // Probes keep their schedule (from the pod's start); those before the app
+  // is up fail. failureThreshold failures in a row make the pod unready;
+  // then successThreshold successes make it ready again.
+  const ReadinessProbeConfig& probe = d.config.readiness_probe;
+  const Duration period = std::chrono::seconds(probe.period_seconds);
+  const SimTime first = pod.start_time + std::chrono::seconds(probe.initial_delay_seconds);
+  auto next_probe_at_or_after = [&](SimTime t) {
+    if (t <= first) return first;
+    const std::int64_t k = ((t - first).count() + period.count() - 1) / period.count();
+    return first + k * period;
+  };
+  const SimTime next = next_probe_at_or_after(now());
+  const SimTime fails_at = next + (probe.failure_threshold - 1) * period;
+  SimTime ready_at = next_probe_at_or_after(app_up);
+  if (pod.ready && fails_at < app_up) {
+    pod.probe_failed_event = schedule_at(fails_at, "kubernetes.probe_failed", [this, p] {
+      Pod& failed = pods_[p];
+      failed.probe_failed_event = EventId{};
+      set_ready(failed, false);
+      update_gauges(failed.deployment);
+    });
   }
+  if (!pod.ready || fails_at < app_up) ready_at += (probe.success_threshold - 1) * period;
+  pod.restart_event = schedule_at(restart_at, "kubernetes.container_restart", [this, p] {
+    Pod& restarted = pods_[p];
+    restarted.restart_event = EventId{};
+    deployments_[restarted.deployment].service->restart_pod(restarted.service_pod);
+  });
+  pod.ready_event = schedule_at(ready_at, "kubernetes.pod_ready", [this, p] { became_ready(p); });
+  log_event("pod.crashed",
+            pod.name + ": container killed; restarted after " + format_seconds(backoff) + " s (restart " +
+                std::to_string(pod.restarts) + ")" +
+                (pod.ready && fails_at < app_up ? ", unready at " + format_seconds(fails_at) + " s after " +
+                                                      std::to_string(probe.failure_threshold) + " failed probes"
+                                                : ""));
 }
 
 // ---- node lifecycle ----------------------------------------------------------------
@@ -455,8 +499,8 @@ void KubeControlPlane::on_topology_change() {
     if (down) {
       const Duration grace = config_.node_lifecycle.monitor_grace_period;
       w.unready_event = schedule_after(grace, "kubernetes.node_not_ready", [this, z] { mark_zone_unready(z); });
-      w.evict_event = schedule_after(grace + config_.node_lifecycle.toleration, "kubernetes.evict",
-                                     [this, z] { evict_zone(z); });
+      w.evict_event =
+          schedule_after(grace + config_.node_lifecycle.toleration, "kubernetes.evict", [this, z] { evict_zone(z); });
       continue;
     }
     cancel(w.unready_event);
@@ -484,6 +528,7 @@ void KubeControlPlane::mark_zone_unready(ZoneIndex z) {
       Pod& pod = pods_[p];
       if (!pod.bound || d.zone_names[pod.zone] != name) continue;
       cancel(pod.ready_event);
+      cancel(pod.probe_failed_event);
       set_ready(pod, false);
     }
     update_gauges(di);
@@ -613,7 +658,8 @@ void KubeControlPlane::autoscale_nodes() {
         nodes_coming_[pool] -= count;
         const std::uint32_t added = cluster_->add_nodes(pool, count);
         const std::string& zone_name = config_.node_pools[pool].zone;
-        log_event("node.added", "pool " + config_.node_pools[pool].name + ": " + std::to_string(added) + " nodes Ready");
+        log_event("node.added",
+                  "pool " + config_.node_pools[pool].name + ": " + std::to_string(added) + " nodes Ready");
         for (const auto& [z, gauge] : node_gauges_) {
           if (z == zone_name) metrics_->set(gauge, now(), nodes_in_zone(z));
         }
@@ -657,7 +703,8 @@ void KubeControlPlane::set_hpa_compensation(std::string_view service, std::optio
   if (!d.hpa) throw SimulationError("kubernetes: no HPA scales " + quote(service) + " to compensate");
   d.hpa_compensation_zone = zone ? std::optional<std::uint32_t>(zone_index(d, *zone)) : std::nullopt;
   d.hpa_compensation_kept = zone ? static_cast<std::int32_t>(d.targets[*d.hpa_compensation_zone]) : 0;
-  log_event("hpa.compensation", std::string(service) + (zone ? ": computed without zone " + *zone + ", whose replicas "
+  log_event("hpa.compensation", std::string(service) + (zone ? ": computed without zone " + *zone +
+                                                                   ", whose replicas "
                                                                    "are kept on top"
                                                              : ": cancelled"));
 }
@@ -677,8 +724,8 @@ void KubeControlPlane::set_replica_compensation(std::string_view service, std::s
   } else if (!on && it != d.replica_compensation.end()) {
     const std::int32_t extra = it->second;
     d.replica_compensation.erase(it);
-    log_event("deployment.compensation", std::string(service) + ": cancelled, replicas " +
-                                             std::to_string(d.replicas) + " - " + std::to_string(extra));
+    log_event("deployment.compensation", std::string(service) + ": cancelled, replicas " + std::to_string(d.replicas) +
+                                             " - " + std::to_string(extra));
     set_replicas(di, d.replicas - extra);
   }
 }
@@ -727,8 +774,8 @@ std::uint32_t KubeControlPlane::pods_in_zone(std::string_view service, std::stri
 std::uint32_t KubeControlPlane::ready_in_zone(std::string_view service, std::string_view zone) const {
   const Deployment& d = deployment(service);
   const std::uint32_t z = zone_index(d, zone);
-  return static_cast<std::uint32_t>(std::count_if(
-      d.pods.begin(), d.pods.end(), [&](std::size_t p) { return pods_[p].zone == z && pods_[p].ready; }));
+  return static_cast<std::uint32_t>(
+      std::count_if(d.pods.begin(), d.pods.end(), [&](std::size_t p) { return pods_[p].zone == z && pods_[p].ready; }));
 }
 
 std::uint32_t KubeControlPlane::pending(std::string_view service) const {

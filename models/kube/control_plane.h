@@ -34,8 +34,8 @@
 // policy could not put in any zone) per service; deployment.zone_target and
 // deployment.zone_ready per service and zone; hpa.desired_replicas,
 // hpa.utilization (of the pods it trusts, as its status shows) and
-// hpa.all_pods_utilization (usage over every listed pod's request) per HPA; cluster.nodes per zone with node pools. Events:
-// rescales, unplaced replicas, pods pending, evictions, nodes added.
+// hpa.all_pods_utilization (usage over every listed pod's request) per HPA; cluster.nodes per zone with node pools.
+// Events: rescales, unplaced replicas, pods pending, evictions, nodes added.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -99,13 +99,16 @@ class KubeControlPlane : public Component {
     std::string name;
     SimTime created{};
     std::uint32_t revision = 0;  // the deployment's revision it was made for
-    bool bound = false;  // on a node (or in a zone without node pools)
+    bool bound = false;          // on a node (or in a zone without node pools)
     std::optional<std::size_t> node;
     std::size_t service_pod = 0;  // valid once bound
     SimTime start_time{};
     bool ready = false;
     SimTime ready_transition{};
     EventId ready_event;
+    EventId probe_failed_event;  // the failureThreshold-th failed probe after a crash
+    EventId restart_event;       // the kubelet restarting a crashed container
+    std::uint32_t restarts = 0;  // for the crash-loop back-off
     std::string pending_reason;
     // metrics-server: the last reading of cumulative CPU and the sample
     // from the last two.
@@ -177,7 +180,8 @@ class KubeControlPlane : public Component {
   void became_ready(std::size_t pod);
   void set_ready(Pod& pod, bool ready);
 
-  // pods:kill took a managed pod: it is replaced.
+  // pods:kill crashed a managed pod's container: the kubelet restarts it
+  // after the crash-loop back-off; probes fail meanwhile.
   void pod_killed(std::size_t deployment, std::size_t service_pod);
   void on_topology_change();
   void mark_zone_unready(ZoneIndex zone);

@@ -14,17 +14,17 @@ HpaController::HpaController(HpaConfig config, const HpaControllerConfig& contro
 }
 
 CalcResult<HpaController::Proposal> HpaController::propose(const HpaMetricConfig& metric,
-                                                          const HpaSyncInput& in) const {
+                                                           const HpaSyncInput& in) const {
   const HpaMetricTargetConfig& target = metric.resource.target;
   const std::int32_t current = in.current_replicas - in.replicas_set_aside;
   if (target.type == "Utilization") {
-    const auto r = resource_utilization_replicas(current, *target.average_utilization, ResourceName::kCpu, "",
-                                                 in.pods, in.cpu, in.now, options_);
+    const auto r = resource_utilization_replicas(current, *target.average_utilization, ResourceName::kCpu, "", in.pods,
+                                                 in.cpu, in.now, options_);
     if (!r.ok()) return CalcResult<Proposal>::failure(r.error);
     return CalcResult<Proposal>{Proposal{r.value->replicas, r.value->utilization, r.value->raw_average_milli}, {}};
   }
-  const auto r = raw_resource_replicas(current, target.average_value->millicores, ResourceName::kCpu, in.pods,
-                                       in.cpu, in.now, options_);
+  const auto r = raw_resource_replicas(current, target.average_value->millicores, ResourceName::kCpu, in.pods, in.cpu,
+                                       in.now, options_);
   if (!r.ok()) return CalcResult<Proposal>::failure(r.error);
   return CalcResult<Proposal>{Proposal{r.value->replicas, std::nullopt, r.value->usage_milli}, {}};
 }

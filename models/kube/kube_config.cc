@@ -61,8 +61,9 @@ std::vector<ConfigProblem> KubernetesConfig::validate() const {
     nest(out, at + ".policy", d.policy.validate());
     if (d.startup) nest(out, at + ".startup", d.startup->validate());
     if (d.rolling_update.max_surge.value == 0 && d.rolling_update.max_unavailable.value == 0) {
-      out.push_back({at + ".rollingUpdate", "maxSurge and maxUnavailable cannot both be 0: a rollout could not "
-                                            "move a single pod"});
+      out.push_back({at + ".rollingUpdate",
+                     "maxSurge and maxUnavailable cannot both be 0: a rollout could not "
+                     "move a single pod"});
     }
   }
   for (std::size_t i = 0; i < hpas.size(); ++i) {
@@ -71,14 +72,16 @@ std::vector<ConfigProblem> KubernetesConfig::validate() const {
     check_unique(out, hpa_names, at + ".name", h.name, "HPA");
     check_unique(out, hpa_targets, at + ".target", h.target, "HPA target");
     if (!services.contains(h.target)) {
-      out.push_back({at + ".target", "\"" + h.target + "\" is not a deployment's service: an HPA scales a "
-                                     "deployment of spec.kubernetes.deployments"});
+      out.push_back({at + ".target", "\"" + h.target +
+                                         "\" is not a deployment's service: an HPA scales a "
+                                         "deployment of spec.kubernetes.deployments"});
     }
     if (h.min_replicas > h.max_replicas) {
       out.push_back({at + ".minReplicas", "is above maxReplicas (" + std::to_string(h.max_replicas) + ")"});
     }
     if (h.metrics.empty()) out.push_back({at + ".metrics", "needs at least one metric"});
-    for (std::size_t m = 0; m < h.metrics.size(); ++m) nest(out, at + "." + indexed("metrics", m), validate_metric(h.metrics[m]));
+    for (std::size_t m = 0; m < h.metrics.size(); ++m)
+      nest(out, at + "." + indexed("metrics", m), validate_metric(h.metrics[m]));
     if (h.behavior) nest(out, at + ".behavior", h.behavior->validate());
   }
   if (cluster_autoscaler.provisioning) {

@@ -30,7 +30,7 @@ namespace drsim {
 struct NodePoolConfig {
   std::string name;
   std::string zone;
-  CpuQuantity cpu{4000};                              // allocatable per node
+  CpuQuantity cpu{4000};                                   // allocatable per node
   ByteSize memory{std::int64_t{16} * 1024 * 1024 * 1024};  // allocatable per node
   std::uint32_t nodes = 0;
   std::optional<std::uint32_t> max_nodes;  // absent: the pool cannot grow
@@ -57,6 +57,7 @@ struct ReadinessProbeConfig {
   std::int32_t initial_delay_seconds = 0;
   std::int32_t period_seconds = 10;
   std::int32_t success_threshold = 1;
+  std::int32_t failure_threshold = 3;
 
   static constexpr std::string_view kTypeName = "ReadinessProbe";
   static constexpr auto fields() {
@@ -65,7 +66,9 @@ struct ReadinessProbeConfig {
               "Seconds after the container starts before the first probe.", kNonNegative),
         field("periodSeconds", &ReadinessProbeConfig::period_seconds, "Seconds between probes.", kPositive),
         field("successThreshold", &ReadinessProbeConfig::success_threshold,
-              "Consecutive successes before the pod is Ready.", kPositive),
+              "Consecutive successes before an unready pod is Ready again.", kPositive),
+        field("failureThreshold", &ReadinessProbeConfig::failure_threshold,
+              "Consecutive failures before a Ready pod is unready (its container crashed: pods:kill).", kPositive),
     };
   }
 };
@@ -78,8 +81,7 @@ struct RollingUpdateConfig {
   static constexpr auto fields() {
     return std::tuple{
         field("maxSurge", &RollingUpdateConfig::max_surge,
-              "Pods above the desired count a rollout may create (of the desired count, rounded up).",
-              kNonNegative),
+              "Pods above the desired count a rollout may create (of the desired count, rounded up).", kNonNegative),
         field("maxUnavailable", &RollingUpdateConfig::max_unavailable,
               "Pods below the desired count that may be unready during a rollout (rounded down).", kNonNegative),
     };
@@ -105,18 +107,17 @@ struct KubeDeploymentConfig {
     return std::tuple{
         field("service", &KubeDeploymentConfig::service,
               "The service whose pods this deployment runs; its replicas are where the run starts.", kRequired),
-        field("policy", &KubeDeploymentConfig::policy,
-              "How the parent scheduler splits the replicas across zones."),
-        field("memory", &KubeDeploymentConfig::memory, "requests.memory of a pod (its CPU request is the "
-                                                       "service's cpu.request).",
+        field("policy", &KubeDeploymentConfig::policy, "How the parent scheduler splits the replicas across zones."),
+        field("memory", &KubeDeploymentConfig::memory,
+              "requests.memory of a pod (its CPU request is the "
+              "service's cpu.request).",
               kPositive),
         field("startup", &KubeDeploymentConfig::startup,
               "Time from a pod's binding to a node until its app answers probes (image pull, start-up): a "
               "distribution like serviceTime (default: constant 20s)."),
         field("readinessProbe", &KubeDeploymentConfig::readiness_probe,
               "When the kubelet probes a starting pod; it is Ready at the first passing probe."),
-        field("rollingUpdate", &KubeDeploymentConfig::rolling_update,
-              "How fast a policy change moves pods."),
+        field("rollingUpdate", &KubeDeploymentConfig::rolling_update, "How fast a policy change moves pods."),
     };
   }
 };
@@ -133,8 +134,8 @@ struct HpaMetricTargetConfig {
         field("type", &HpaMetricTargetConfig::type, "Utilization (percent of requests) or AverageValue."),
         field("averageUtilization", &HpaMetricTargetConfig::average_utilization,
               "type Utilization: the target percent of the pods' requests.", kPositive),
-        field("averageValue", &HpaMetricTargetConfig::average_value,
-              "type AverageValue: the target usage per pod.", kPositive),
+        field("averageValue", &HpaMetricTargetConfig::average_value, "type AverageValue: the target usage per pod.",
+              kPositive),
     };
   }
 };
@@ -238,8 +239,7 @@ struct NodeLifecycleConfig {
   static constexpr auto fields() {
     return std::tuple{
         field("monitorGracePeriod", &NodeLifecycleConfig::monitor_grace_period,
-              "How long a silent node stays Ready before it is marked NotReady and its pods unready.",
-              kNonNegative),
+              "How long a silent node stays Ready before it is marked NotReady and its pods unready.", kNonNegative),
         field("toleration", &NodeLifecycleConfig::toleration,
               "tolerationSeconds of the unreachable taint: pods of a NotReady node are evicted (and recreated "
               "by their deployment) after it.",

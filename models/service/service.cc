@@ -121,6 +121,8 @@ void Service::remove_pod(std::size_t p) {
   update_gauges(pod.zone);
 }
 
+void Service::restart_pod(std::size_t p) { pods_.at(p).crashed = false; }
+
 void Service::kill_pod(std::size_t p) {
   Pod& pod = pods_.at(p);
   if (!pod.present) return;
@@ -211,7 +213,8 @@ void Service::write_usage_window() {
     const std::int64_t busy = pod.busy_ns - pod.busy_ns_mark;
     const std::int64_t computing = pod.computing_ns - pod.computing_ns_mark;
     const std::int64_t running = pod.running_ns - pod.running_ns_mark;
-    const double core_ns = per_worker_cores_ * static_cast<double>(computing) + idle_cores_ * static_cast<double>(running);
+    const double core_ns =
+        per_worker_cores_ * static_cast<double>(computing) + idle_cores_ * static_cast<double>(running);
     zone_core_ns[pod.zone] += core_ns;
     zone_serving_ns[pod.zone] += static_cast<double>(pod.serving_ns - pod.serving_ns_mark);
     if (pod.has_series && (pod.present || pod.present_at_mark)) {
@@ -305,12 +308,19 @@ std::uint32_t Service::kill_pods(std::size_t z, std::uint32_t n) {
   for (std::size_t p : zones_[z].pods) {
     if (victims.size() == n) break;
     const Pod& pod = pods_[p];
-    if (!pod.present || pod.terminating) continue;
+    if (!pod.present || pod.terminating || pod.crashed) continue;
     victims.push_back(p);
   }
   for (std::size_t p : victims) {
     drop_work(p, true, refused);
-    retire_pod(p);
+    if (pod_killed_) {
+      // A control plane runs this pod: its container died, the pod object
+      // stays. The endpoints still list it until its readiness probe fails,
+      // so what reaches it meanwhile is refused; the kubelet restarts it.
+      pods_[p].crashed = true;
+    } else {
+      retire_pod(p);
+    }
   }
   const auto killed = static_cast<std::uint32_t>(victims.size());
   update_gauges(z);
@@ -487,6 +497,9 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   const SimTime t = now();
   metrics_->add(zone.arrivals, t);
   job.arrived = t;
+  if (pod.crashed) [[unlikely]] {
+    return ServeOutcome::kRefused;  // nothing listens: the connection is reset
+  }
   if (pod.busy < config_.concurrency) {
     begin_service(*p, job);
   } else {

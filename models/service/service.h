@@ -74,8 +74,9 @@ class Service : public Component, public JobOwner {
   void set_replicas(std::size_t zone, std::uint32_t n);
   // Fault pods:kill: the zone's first n pods taking work (fewer if it has
   // fewer) die; their requests are refused at once (a killed process resets
-  // its connections). Killed pods are not recreated: recreation belongs to the
-  // Kubernetes model (a later issue). Returns how many were killed.
+  // its connections). Without a control plane the pods are gone; with one
+  // (on_pod_killed) their containers crash and it restarts them. Returns how
+  // many were killed.
   std::uint32_t kill_pods(std::size_t zone, std::uint32_t n);
 
   // The service's zone of that name, if it has pods there by configuration.
@@ -106,9 +107,13 @@ class Service : public Component, public JobOwner {
   bool pod_present(std::size_t pod) const { return pods_[pod].present; }
   bool pod_ready(std::size_t pod) const { return pods_[pod].ready; }
   bool pod_terminating(std::size_t pod) const { return pods_[pod].terminating; }
-  // Told of every pod the pods:kill fault kills, so that a control plane
-  // can replace it.
+  // With a listener (a control plane), pods:kill crashes a pod's container
+  // instead of removing the pod: it stays listed (requests reaching it are
+  // refused) until the control plane marks it unready, and restart_pod
+  // brings the container back. The listener hears of every crash.
   void on_pod_killed(std::function<void(std::size_t pod)> listener) { pod_killed_ = std::move(listener); }
+  void restart_pod(std::size_t pod);
+  bool pod_crashed(std::size_t pod) const { return pods_[pod].crashed; }
 
   // Every pod the service ever had, removed ones included: pod ids are
   // indices below pod_total() and are never reused.
@@ -145,6 +150,7 @@ class Service : public Component, public JobOwner {
     bool present = true;       // false once removed by scaling down or killed
     bool terminating = false;  // scaled down while busy: no new work
     bool ready = true;         // passes its readiness probe: endpoints list it
+    bool crashed = false;      // its container died (pods:kill under a control plane): requests are refused
     bool routable() const { return up && present && !terminating && ready; }
     // Counted in utilisation's denominator: running and either taking work
     // or finishing what it holds.

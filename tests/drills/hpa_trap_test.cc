@@ -114,8 +114,8 @@ TEST(HpaTrap, RecoveryInThePrescribedOrderKeepsEveryZoneUnderTarget) {
 // stabilisation window has passed, and zone-b/c are overloaded again until
 // the traffic comes back.
 TEST(HpaTrap, CancellingCompensationTooEarlyShowsTheOverloadAgain) {
-  const RunResult run = run_scenario(load_scenario_file(
-      "scenarios/az_failure_recovery_order.yaml", {"spec.timeline[hpa-compensation].duration=7m"}));
+  const RunResult run = run_scenario(
+      load_scenario_file("scenarios/az_failure_recovery_order.yaml", {"spec.timeline[hpa-compensation].duration=7m"}));
   ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
   const Recorder& rec = run.simulation->recorder();
   // Cancelled at 13 min; the scale-in waits for the 5-minute window.
@@ -125,7 +125,7 @@ TEST(HpaTrap, CancellingCompensationTooEarlyShowsTheOverloadAgain) {
   EXPECT_LT(scaled_in, 780 + 300 + 30);
   for (const char* z : {"zone-b", "zone-c"}) {
     const auto cpu = series(rec, "service.cpu_utilization", zone(z));
-    EXPECT_LT(range(cpu, 420s, 1080s).max, 0.7) << z;                // compensated: fine
+    EXPECT_LT(range(cpu, 420s, 1080s).max, 0.7) << z;             // compensated: fine
     EXPECT_GT(test_support::mean(cpu, 1090s, 1200s), 0.85) << z;  // scaled in, traffic still cut: overload
   }
 }

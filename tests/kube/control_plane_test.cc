@@ -2,13 +2,14 @@
 // nodes and kube-scheduler's reason when a pod pends, the cluster
 // autoscaler and short stock, start-up and readiness probes, a policy
 // change rolled out, a killed pod replaced, an HPA behavior followed.
+#include "models/kube/control_plane.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "io/run.h"
 #include "io/scenario_loader.h"
-#include "models/kube/control_plane.h"
 #include "tests/drills/recorded_series.h"
 
 namespace drsim {
@@ -41,7 +42,8 @@ spec:
         concurrency: 4
         serviceTime: {kind: constant, value: 10ms}
         cpu: {perWorker: 250m}
-  duration: )" + duration + R"(
+  duration: )" +
+         duration + R"(
   metricsWindow: 1s
   load:
     - name: users
@@ -79,11 +81,12 @@ const std::string kFullPools = R"(    nodePools:
 // The parent scheduler splits by free capacity: replicas no zone has room
 // for are not created at all (unplaced, with the rule that blocked them).
 TEST(ControlPlane, ThePolicyDoesNotPlaceReplicasWhereNodesHaveNoRoom) {
-  const RunResult run = run_text(scenario(kFullPools + R"(    deployments:
+  const RunResult run =
+      run_text(scenario(kFullPools + R"(    deployments:
       - service: api
         policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 100%}
 )",
-                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+                        R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
 )"));
   const Recorder& rec = run.simulation->recorder();
   EXPECT_EQ(range(series(rec, "deployment.unplaced", kApi), 60s, 600s).min, 2);
@@ -98,7 +101,8 @@ TEST(ControlPlane, TheClusterAutoscalerAddsNodesAfterProvisioning) {
     pools.replace(pools.find(from), from.size(),
                   "zone: " + std::string(z) + ", cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 3}");
   }
-  const RunResult run = run_text(scenario(pools + R"(    clusterAutoscaler:
+  const RunResult run =
+      run_text(scenario(pools + R"(    clusterAutoscaler:
       enabled: true
       scanInterval: 10s
       provisioning: {kind: constant, value: 90s}
@@ -108,7 +112,7 @@ TEST(ControlPlane, TheClusterAutoscalerAddsNodesAfterProvisioning) {
         startup: {kind: constant, value: 10s}
         readinessProbe: {periodSeconds: 5}
 )",
-                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 8, at: 1m}
+                        R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 8, at: 1m}
 )"));
   const Recorder& rec = run.simulation->recorder();
   // With the autoscaler, the parent counts the room its pools may still
@@ -128,7 +132,8 @@ TEST(ControlPlane, TheClusterAutoscalerAddsNodesAfterProvisioning) {
 }
 
 TEST(ControlPlane, ShortStockLeavesReplicasUnplaced) {
-  const RunResult run = run_text(scenario(R"(    nodePools:
+  const RunResult run =
+      run_text(scenario(R"(    nodePools:
       - {name: pool-a, zone: a, cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 2}
       - {name: pool-b, zone: b, cpu: 2, memory: 8GiB, nodes: 1, maxNodes: 2}
     clusterAutoscaler: {enabled: true, provisioning: {kind: constant, value: 30s}}
@@ -136,7 +141,7 @@ TEST(ControlPlane, ShortStockLeavesReplicasUnplaced) {
       - service: api
         policy: {kind: spread, zones: [a, b], minZones: 2, maxZoneShare: 100%}
 )",
-                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 12, at: 1m}
+                        R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 12, at: 1m}
 )"));
   const Recorder& rec = run.simulation->recorder();
   // Each zone can grow to its stock of 2 nodes (4 pods): the parent places
@@ -150,24 +155,26 @@ TEST(ControlPlane, ShortStockLeavesReplicasUnplaced) {
 
 TEST(ControlPlane, APodIsReadyAtTheFirstProbeAfterItsAppStarts) {
   // Start-up 12 s, first probe at 5 s, then every 10 s: ready at 15 s.
-  const RunResult run = run_text(scenario(R"(    deployments:
+  const RunResult run =
+      run_text(scenario(R"(    deployments:
       - service: api
         startup: {kind: constant, value: 12s}
         readinessProbe: {initialDelaySeconds: 5, periodSeconds: 10}
 )",
-                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+                        R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
 )"));
   const auto ready = series(run.simulation->recorder(), "deployment.ready", kApi);
   EXPECT_EQ(first_time_s(ready, 0s, [](double v) { return v > 4; }), 75);
 }
 
 TEST(ControlPlane, SuccessThresholdWaitsForMoreProbes) {
-  const RunResult run = run_text(scenario(R"(    deployments:
+  const RunResult run =
+      run_text(scenario(R"(    deployments:
       - service: api
         startup: {kind: constant, value: 12s}
         readinessProbe: {initialDelaySeconds: 5, periodSeconds: 10, successThreshold: 3}
 )",
-                                          R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
+                        R"(    - {name: scale, action: deployment:scale, target: {service: api}, replicas: 6, at: 1m}
 )"));
   const auto ready = series(run.simulation->recorder(), "deployment.ready", kApi);
   EXPECT_EQ(first_time_s(ready, 0s, [](double v) { return v > 4; }), 95);
@@ -197,19 +204,33 @@ TEST(ControlPlane, APolicyChangeRollsThePodsToTheNewZones) {
   EXPECT_EQ(rec.find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value, 0);
 }
 
-TEST(ControlPlane, AKilledPodIsReplacedInItsZone) {
-  const RunResult run = run_text(scenario(R"(    deployments:
+TEST(ControlPlane, AKilledContainerIsRefusingUntilItsProbesFailThenRestarts) {
+  // Killed at 60 s. Probes every 5 s fail from 60 s: after 3 failures
+  // (failureThreshold) the pod is unready at 70 s, and until then the
+  // balancer still sends it a quarter of the requests, refused. The kubelet
+  // restarts the container after 10 s (the first back-off), the app is up
+  // 10 s later, and the probe at 80 s passes.
+  const RunResult run =
+      run_text(scenario(R"(    deployments:
       - service: api
         startup: {kind: constant, value: 10s}
-        readinessProbe: {periodSeconds: 5}
+        readinessProbe: {periodSeconds: 5, failureThreshold: 3}
 )",
-                                          R"(    - {name: kill, action: pods:kill, target: {service: api, zone: a}, count: 1, at: 1m}
+                        R"(    - {name: kill, action: pods:kill, target: {service: api, zone: a}, count: 1, at: 1m}
 )"));
   const Recorder& rec = run.simulation->recorder();
   const auto ready_a = series(rec, "deployment.zone_ready", zone("a"));
-  EXPECT_EQ(ready_a.at(std::int64_t{60} * 1000000000), 1);
-  EXPECT_EQ(first_time_s(ready_a, 61s, [](double v) { return v == 2; }), 70);
-  EXPECT_TRUE(has_event(rec, "pod.killed", "replaces it"));
+  EXPECT_EQ(first_time_s(ready_a, 60s, [](double v) { return v == 1; }), 70);
+  EXPECT_EQ(first_time_s(ready_a, 70s, [](double v) { return v == 2; }), 80);
+  const auto refused = series(rec, "client.failed", {{"cause", "refused"}, {"population", "users"}});
+  double while_listed = 0, after = 0;
+  for (const auto& [t, v] : refused) (t < std::int64_t{70'000'000'000} ? while_listed : after) += v;
+  // Round-robin over 4 pods for 10 s, give or take the phase of the rotation
+  // and what the pod held when it died.
+  EXPECT_NEAR(while_listed, 50 * 10 / 4.0, 6);
+  EXPECT_EQ(after, 0);
+  EXPECT_TRUE(has_event(rec, "pod.crashed", "restarted after 10 s (restart 1), unready at 70 s"));
+  EXPECT_EQ(rec.find_kpi("deployment.replicas_final", kApi)->value, 4);
 }
 
 TEST(ControlPlane, AnHpaBehaviorLimitsTheScaleUpRate) {
@@ -250,12 +271,13 @@ TEST(ControlPlane, AnHpaBehaviorLimitsTheScaleUpRate) {
 TEST(ControlPlane, ARestartReplacesEveryPodWithinMaxSurgeAndMaxUnavailable) {
   // 4 replicas, maxSurge 25% (1 pod) and maxUnavailable 25% (1 pod): at
   // most 5 pods and at least 3 ready at any time; 4 new pods in the end.
-  const RunResult run = run_text(scenario(R"(    deployments:
+  const RunResult run =
+      run_text(scenario(R"(    deployments:
       - service: api
         startup: {kind: constant, value: 10s}
         readinessProbe: {periodSeconds: 5}
 )",
-                                          R"(    - {name: restart, action: deployment:restart, target: {service: api}, at: 1m}
+                        R"(    - {name: restart, action: deployment:restart, target: {service: api}, at: 1m}
 )"));
   const Recorder& rec = run.simulation->recorder();
   const auto ready = series(rec, "deployment.ready", kApi);

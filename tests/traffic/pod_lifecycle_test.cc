@@ -73,16 +73,34 @@ TEST(PodLifecycle, RemovedPodsFinishTheirWorkKilledOnesRefuseIt) {
   (void)clients;
 }
 
-TEST(PodLifecycle, KilledPodsAreReportedToTheControlPlane) {
+TEST(PodLifecycle, UnderAControlPlaneAKilledPodCrashesAndRefusesUntilRestarted) {
   Simulation sim;
   auto& svc = sim.add<Service>(api(3), nullptr);
+  auto& clients = sim.add<ClientPopulation>(users(30), svc, std::nullopt);
   std::vector<std::size_t> killed;
   svc.on_pod_killed([&](std::size_t pod) { killed.push_back(pod); });
   sim.schedule_at(SimTime{1s}, [&] { EXPECT_EQ(svc.kill_pods(0, 2), 2u); });
-  sim.run_until(SimTime{2s});
+  sim.schedule_at(SimTime{2s}, [&] {
+    EXPECT_TRUE(svc.pod_crashed(0));
+    EXPECT_TRUE(svc.pod_present(0));  // still listed: the control plane decides
+    EXPECT_EQ(svc.pods(0), 3u);
+    svc.restart_pod(0);
+    svc.restart_pod(1);
+  });
+  sim.run_until(SimTime{4s});
   EXPECT_EQ(killed, (std::vector<std::size_t>{0, 1}));
-  EXPECT_EQ(svc.pods(0), 1u);
-  // Pod names stay unique after pods go.
+  sim.finish();
+  // Between 1 s and 2 s, two of three pods refused what reached them: 2/3 of 30.
+  const double refused =
+      sim.recorder().find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value;
+  EXPECT_NEAR(refused, 20, 2);
+  (void)clients;
+}
+
+TEST(PodLifecycle, PodNamesStayUniqueAfterPodsGo) {
+  Simulation sim;
+  auto& svc = sim.add<Service>(api(3), nullptr);
+  sim.schedule_at(SimTime{1s}, [&] { EXPECT_EQ(svc.kill_pods(0, 2), 2u); });
   sim.schedule_at(SimTime{3s}, [&] { EXPECT_EQ(svc.pod_name(svc.start_pod(0, true)), "api-a-3"); });
   sim.run_until(SimTime{4s});
   EXPECT_EQ(svc.pods(0), 2u);

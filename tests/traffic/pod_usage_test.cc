@@ -135,7 +135,8 @@ TEST(PodUsage, AFailedZoneRunsNoPodsAndUsesNoCpu) {
   EXPECT_EQ(svc.pod_usage(0).running, 4s);
   EXPECT_EQ(svc.pod_usage(1).running, 8s);
   sim.finish();
-  const auto* cpu = find_series(sim.recorder(), "pod.cpu_cores", {{"pod", "api-a-0"}, {"service", "api"}, {"zone", "a"}});
+  const auto* cpu =
+      find_series(sim.recorder(), "pod.cpu_cores", {{"pod", "api-a-0"}, {"service", "api"}, {"zone", "a"}});
   ASSERT_NE(cpu, nullptr);
   EXPECT_NEAR(cpu->value[3], 0.1, 1e-12);
   EXPECT_EQ(cpu->value[5], 0.0);
@@ -151,7 +152,8 @@ TEST(PodUsage, PodsAddedByScalingGetSeriesFromTheirStart) {
   EXPECT_EQ(svc.pod_name(1), "api-a-1");
   EXPECT_EQ(svc.pod_usage(1).running, 2500ms);
   sim.finish();
-  const auto* util = find_series(sim.recorder(), "pod.utilization", {{"pod", "api-a-1"}, {"service", "api"}, {"zone", "a"}});
+  const auto* util =
+      find_series(sim.recorder(), "pod.utilization", {{"pod", "api-a-1"}, {"service", "api"}, {"zone", "a"}});
   ASSERT_NE(util, nullptr);
   EXPECT_EQ(util->t_ns.front(), 2'000'000'000);
 }
