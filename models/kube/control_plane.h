@@ -35,7 +35,8 @@
 // deployment.zone_ready per service and zone; hpa.desired_replicas,
 // hpa.utilization (of the pods it trusts, as its status shows) and
 // hpa.all_pods_utilization (usage over every listed pod's request) per HPA; cluster.nodes per zone with node pools.
-// Events: rescales, unplaced replicas, pods pending, evictions, nodes added.
+// Events: rescales, unplaced replicas, pods pending, evictions, nodes added,
+// container crashes, restarts, compensation and policy changes.
 #include <cstdint>
 #include <optional>
 #include <string>
