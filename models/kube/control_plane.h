@@ -34,7 +34,8 @@
 // policy could not put in any zone) per service; deployment.zone_target and
 // deployment.zone_ready per service and zone; hpa.desired_replicas,
 // hpa.utilization (of the pods it trusts, as its status shows) and
-// hpa.all_pods_utilization (usage over every listed pod's request) per HPA; cluster.nodes per zone with node pools.
+// hpa.all_pods_utilization (usage over every listed pod's request) per HPA;
+// cluster.nodes per zone with node pools.
 // Events: rescales, unplaced replicas, pods pending, evictions, nodes added,
 // container crashes, restarts, compensation and policy changes.
 #include <cstdint>
