@@ -17,16 +17,29 @@ commands:
                   zone (utilisation, headroom, blocking, mean response) and every
                   population's mean latency, in the steady state and after each
                   single zone or region failure, following the call graph
+  recommend-policy FILE --service NAME --zone ZONE
+                  policy degradation: with ZONE failed, what the service's
+                  deployment policy places of the scale-out and which candidate
+                  policies would place it all (split and headroom per zone)
   docs            print the scenario format reference (--format markdown|schema)
   --version       print the version
 
-options for run, validate, describe:
+options for run, validate, describe, check, recommend-policy:
   --set PATH=VALUE   override a scenario value, e.g. --set spec.seed=7
                      or --set spec.timeline[fail-a].at=5m (repeatable)
 options for check:
   --target PERCENT   utilisation above which a zone counts as overloaded (default 80%)
   --json             print the report as JSON (for CI)
   --fail-on-overload exit with code 3 when any case overloads something
+options for recommend-policy:
+  --service NAME     the service whose deployment must scale out (required)
+  --zone ZONE        the failed zone (required)
+  --replicas N       replicas needed (default: the deployment's replicas plus
+                     the failed zone's, i.e. capacity compensation)
+  --migrate          evaluate each policy as a change computed afresh (what
+                     deployment:policy does: the failed zone's pods move)
+                     rather than as a scale-out keeping them where they are
+  --json             print the advice as JSON
 options for run:
   --seed N           run seed (default: spec.seed)
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
@@ -34,8 +47,9 @@ options for run:
   --quiet            no summary, no progress
 
 exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
-(with --fail-on-overload), 4 run stopped by a guard (partial results
-written), 130 interrupted (partial results written)
+(with --fail-on-overload) or recommend-policy found no policy that places
+the scale-out, 4 run stopped by a guard (partial results written),
+130 interrupted (partial results written)
 )";
 }
 
@@ -46,6 +60,15 @@ std::uint64_t parse_seed(const std::string& text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
     throw UsageError("--seed: expected an unsigned integer, got \"" + text + "\"");
+  }
+  return value;
+}
+
+std::uint32_t parse_replicas(const std::string& text) {
+  std::uint32_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value == 0) {
+    throw UsageError("--replicas: expected a positive integer, got \"" + text + "\"");
   }
   return value;
 }
@@ -65,7 +88,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
     args.command = "help";
     return args;
   }
-  if (first != "run" && first != "validate" && first != "describe" && first != "check" && first != "docs") {
+  if (first != "run" && first != "validate" && first != "describe" && first != "check" && first != "docs" &&
+      first != "recommend-policy") {
     throw UsageError("unknown command \"" + first + "\"");
   }
   args.command = first;
@@ -80,6 +104,7 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
     return word == name || (word.rfind(name + "=", 0) == 0);
   };
   const bool run = args.command == "run";
+  const bool recommend = args.command == "recommend-policy";
   while (i < argv.size()) {
     const std::string word = argv[i++];
     if (args.command != "docs" && is(word, "--set")) {
@@ -106,10 +131,18 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
         throw UsageError(std::string("--target: ") + e.what());
       }
       if (args.utilization_target <= 0) throw UsageError("--target: expected a positive percentage, got \"" + text + "\"");
-    } else if (args.command == "check" && word == "--json") {
+    } else if ((args.command == "check" || recommend) && word == "--json") {
       args.json = true;
     } else if (args.command == "check" && word == "--fail-on-overload") {
       args.fail_on_overload = true;
+    } else if (recommend && is(word, "--service")) {
+      args.service = value_of(word, "--service");
+    } else if (recommend && is(word, "--zone")) {
+      args.zone = value_of(word, "--zone");
+    } else if (recommend && is(word, "--replicas")) {
+      args.replicas = parse_replicas(value_of(word, "--replicas"));
+    } else if (recommend && word == "--migrate") {
+      args.migrate = true;
     } else if (args.command == "docs" && is(word, "--format")) {
       args.docs_format = value_of(word, "--format");
       if (args.docs_format != "markdown" && args.docs_format != "schema") {
@@ -124,6 +157,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
     }
   }
   if (args.command != "docs" && args.file.empty()) throw UsageError(args.command + ": missing scenario FILE");
+  if (recommend && args.service.empty()) throw UsageError("recommend-policy: missing --service NAME");
+  if (recommend && args.zone.empty()) throw UsageError("recommend-policy: missing --zone ZONE");
   return args;
 }
 

@@ -17,7 +17,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Arguments {
-  std::string command;  // run, validate, describe, check, docs, version, help
+  std::string command;  // run, validate, describe, check, recommend-policy, docs, version, help
   std::string file;
   std::vector<std::string> overrides;  // --set path=value, in order
   std::optional<std::uint64_t> seed;
@@ -26,8 +26,12 @@ struct Arguments {
   bool quiet = false;
   std::string docs_format = "markdown";  // docs: markdown | schema
   double utilization_target = 0.8;       // check: --target
-  bool json = false;                     // check: --json
+  bool json = false;                     // check, recommend-policy: --json
   bool fail_on_overload = false;         // check: --fail-on-overload
+  std::string service;                   // recommend-policy: --service
+  std::string zone;                      // recommend-policy: --zone (the failed zone)
+  std::optional<std::uint32_t> replicas;  // recommend-policy: --replicas (default: compensation)
+  bool migrate = false;                  // recommend-policy: --migrate
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "analysis/n_plus_one.h"
+#include "analysis/policy_advice.h"
 #include "cli/progress_display.h"
 #include "io/result_writer.h"
 #include "io/run.h"
@@ -58,6 +59,23 @@ int check_command(const Arguments& args, const Console& console) {
   return args.fail_on_overload && report.any_overloaded() ? kExitOverloaded : kExitOk;
 }
 
+int recommend_policy_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.file, args.overrides);
+  PolicyAdvice advice;
+  try {
+    advice = advise_policy(scenario, PolicyAdviceRequest{.service = args.service,
+                                                         .failed_zone = args.zone,
+                                                         .replicas = args.replicas,
+                                                         .migrate = args.migrate});
+  } catch (const PolicyAdviceError& e) {
+    // Names from the command line, not the file: no position to give, and no usage text to repeat.
+    std::fprintf(console.err, "drsim: recommend-policy: %s\n", e.what());
+    return kExitBadInput;
+  }
+  std::fputs((args.json ? format_policy_advice_json(advice) : format_policy_advice(advice)).c_str(), console.out);
+  return advice.allowed() ? kExitOk : kExitOverloaded;
+}
+
 int docs_command(const Arguments& args, const Console& console) {
   const std::string text = args.docs_format == "schema" ? scenario_json_schema() : scenario_format_markdown();
   std::fputs(text.c_str(), console.out);
@@ -69,6 +87,7 @@ int dispatch(const Arguments& args, const Console& console) {
   if (args.command == "validate") return validate_command(args, console);
   if (args.command == "describe") return describe_command(args, console);
   if (args.command == "check") return check_command(args, console);
+  if (args.command == "recommend-policy") return recommend_policy_command(args, console);
   if (args.command == "docs") return docs_command(args, console);
   throw UsageError("unknown command \"" + args.command + "\"");
 }

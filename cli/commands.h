@@ -2,7 +2,9 @@
 // The `drsim` commands. Each returns the process exit code; bad input is
 // reported through exceptions (ScenarioError, UsageError) that main() maps to
 // exit code 2. `check --fail-on-overload` returns kExitOverloaded when a case
-// overloads something, so that CI can tell it from bad input.
+// overloads something, so that CI can tell it from bad input; so does
+// `recommend-policy` when no policy places the scale-out (the healthy zones
+// stay overloaded whatever the policy).
 #include <atomic>
 #include <cstdio>
 
@@ -14,7 +16,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternalError = 1,
   kExitBadInput = 2,
-  kExitOverloaded = 3,
+  kExitOverloaded = 3,  // check: an overload; recommend-policy: no policy places the scale-out
   kExitStoppedByGuard = 4,
   kExitInterrupted = 130,
 };
@@ -31,6 +33,7 @@ int run_command(const Arguments& args, const Console& console);
 int validate_command(const Arguments& args, const Console& console);
 int describe_command(const Arguments& args, const Console& console);
 int check_command(const Arguments& args, const Console& console);
+int recommend_policy_command(const Arguments& args, const Console& console);
 int docs_command(const Arguments& args, const Console& console);
 
 int dispatch(const Arguments& args, const Console& console);

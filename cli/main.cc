@@ -1,5 +1,6 @@
 // drsim: the command line. Exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
-// (--fail-on-overload), 4 stopped by a guard, 130 interrupted (results written in both cases).
+// (--fail-on-overload) or recommend-policy found no policy that places the scale-out, 4 stopped by a guard,
+// 130 interrupted (results written in both cases).
 #include <unistd.h>
 
 #include <atomic>

@@ -191,6 +191,19 @@ class SchemaDefs {
       s.set("oneOf", Json::array()).push(std::move(path));
       s.at("oneOf").push(schema_of<DeploymentConfig>(flags));
       return s;
+    } else if constexpr (std::is_same_v<T, CpuQuantity>) {
+      // Text ("500m", "1.5") or a bare YAML number of cores (2), as
+      // Kubernetes manifests write it.
+      Json text = Json::object();
+      text.set("type", "string");
+      text.set("pattern", quantity_pattern<T>(flags));
+      Json cores = Json::object();
+      cores.set("type", "number");
+      cores.set(flags & kPositive ? "exclusiveMinimum" : "minimum", std::int64_t{0});
+      Json s = Json::object();
+      s.set("anyOf", Json::array()).push(std::move(text));
+      s.at("anyOf").push(std::move(cores));
+      return s;
     } else if constexpr (Described<T>) {
       define<T>();
       Json s = Json::object();

@@ -357,9 +357,16 @@ void KubeControlPlane::delete_pod(std::size_t p) {
 // ---- the child scheduler and the kubelet ------------------------------------------
 
 void KubeControlPlane::schedule_pending() {
-  bool bound_any = false;
   for (std::size_t di = 0; di < deployments_.size(); ++di) {
     Deployment& d = deployments_[di];
+    // Most calls find nothing to bind: no allocation for them.
+    const bool any_pending =
+        std::any_of(d.pods.begin(), d.pods.end(), [this](std::size_t p) { return !pods_[p].bound; });
+    if (!any_pending) {
+      for (std::string& reason : d.zone_pending_reason) reason.clear();
+      continue;
+    }
+    bool bound_any = false;
     std::vector<std::string> reasons(d.zone_names.size());
     for (std::size_t p : d.pods) {
       if (pods_[p].bound) continue;

@@ -60,6 +60,34 @@ TEST(Arguments, CheckOptions) {
   EXPECT_NE(usage_text().find("3 check found an overload"), std::string::npos);
 }
 
+TEST(Arguments, RecommendPolicyOptions) {
+  const Arguments plain = parse_arguments({"recommend-policy", "s.yaml", "--service", "api", "--zone=zone-a"});
+  EXPECT_EQ(plain.command, "recommend-policy");
+  EXPECT_EQ(plain.file, "s.yaml");
+  EXPECT_EQ(plain.service, "api");
+  EXPECT_EQ(plain.zone, "zone-a");
+  EXPECT_EQ(plain.replicas, std::nullopt);
+  EXPECT_FALSE(plain.migrate);
+  EXPECT_FALSE(plain.json);
+  const Arguments args = parse_arguments({"recommend-policy", "s.yaml", "--service", "api", "--zone", "zone-a",
+                                          "--replicas", "25", "--migrate", "--json", "--set", "spec.seed=2"});
+  EXPECT_EQ(args.replicas, 25u);
+  EXPECT_TRUE(args.migrate);
+  EXPECT_TRUE(args.json);
+  EXPECT_EQ(args.overrides, (std::vector<std::string>{"spec.seed=2"}));
+  EXPECT_EQ(usage_error({"recommend-policy", "s.yaml", "--zone", "zone-a"}),
+            "recommend-policy: missing --service NAME");
+  EXPECT_EQ(usage_error({"recommend-policy", "s.yaml", "--service", "api"}), "recommend-policy: missing --zone ZONE");
+  EXPECT_EQ(usage_error({"recommend-policy", "--service", "api", "--zone", "a"}),
+            "recommend-policy: missing scenario FILE");
+  EXPECT_EQ(usage_error({"recommend-policy", "s.yaml", "--service", "api", "--zone", "a", "--replicas", "0"}),
+            "--replicas: expected a positive integer, got \"0\"");
+  EXPECT_EQ(usage_error({"check", "s.yaml", "--migrate"}), "unknown option \"--migrate\" for check");
+  EXPECT_EQ(usage_error({"run", "s.yaml", "--service", "api"}), "unknown option \"--service\" for run");
+  EXPECT_NE(usage_text().find("recommend-policy FILE --service NAME --zone ZONE"), std::string::npos);
+  EXPECT_NE(usage_text().find("recommend-policy found no policy that places"), std::string::npos);
+}
+
 TEST(Arguments, MistakesAreUsageErrors) {
   EXPECT_EQ(usage_error({}), "missing command");
   EXPECT_EQ(usage_error({"fly"}), "unknown command \"fly\"");

@@ -134,6 +134,67 @@ TEST(Commands, CheckFailsOnOverloadOnlyWhenAsked) {
             kExitOverloaded);
 }
 
+// The 20-replica example of domain.md section 1: zone-a fails, compensation needs 30, zone-b is full.
+TEST(Commands, RecommendPolicyListsTheCandidatesThatPlaceTheScaleOut) {
+  CapturedConsole io;
+  const std::string file = "scenarios/appfabric_policy_degradation.yaml";
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", file, "--service", "api", "--zone", "zone-a"}), io.console()),
+            kExitOk);
+  const std::string text = CapturedConsole::text(io.out);
+  EXPECT_NE(text.find("30 replicas needed (capacity compensation: 20 + 10 of zone-a)"), std::string::npos) << text;
+  EXPECT_NE(text.find("8 pending: policy spread: zone-a cannot take pods (down); zone-b has no free capacity"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2 candidates allow the scale-out"), std::string::npos) << text;
+  EXPECT_NE(text.find("extend: true                     10 down  12 +0   8 +12"), std::string::npos) << text;
+  EXPECT_EQ(CapturedConsole::text(io.err), "");
+}
+
+TEST(Commands, RecommendPolicyAsJsonForAMigration) {
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_policy_degradation.yaml", "--service",
+                                      "api", "--zone", "zone-a", "--replicas", "25", "--migrate", "--json"}),
+                     io.console()),
+            kExitOk);
+  const std::string json = CapturedConsole::text(io.out);
+  EXPECT_EQ(json.rfind("{\n  \"service\": \"api\",\n  \"failed_zone\": \"zone-a\",\n  \"mode\": \"migrate\",", 0), 0u)
+      << json;
+  EXPECT_NE(json.find("\"needed\": 25,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"label\": \"extend: true\", \"deviation\": 1,"), std::string::npos) << json;
+  EXPECT_NE(json.find("[{\"zone\": \"zone-a\", \"replicas\": 0, \"headroom\": 0}, "
+                      "{\"zone\": \"zone-b\", \"replicas\": 9, "
+                      "\"headroom\": 3}, {\"zone\": \"zone-c\", \"replicas\": 16, \"headroom\": 4}]"),
+            std::string::npos)
+      << json;
+}
+
+TEST(Commands, RecommendPolicyExitsThreeWhenNoPolicyPlacesTheScaleOut) {
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_policy_degradation.yaml", "--service",
+                                      "api", "--zone", "zone-a", "--set", "spec.kubernetes.nodePools[pool-c].nodes=1"}),
+                     io.console()),
+            kExitOverloaded);
+  EXPECT_NE(CapturedConsole::text(io.out).find("no candidate policy places all 30 replicas"), std::string::npos);
+}
+
+TEST(Commands, RecommendPolicyBadNamesExitTwoWithAMessage) {
+  const std::string file = "scenarios/appfabric_policy_degradation.yaml";
+  CapturedConsole io;
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", file, "--service", "api", "--zone", "zone-x"}), io.console()),
+            kExitBadInput);
+  EXPECT_EQ(CapturedConsole::text(io.err),
+            "drsim: recommend-policy: no zone \"zone-x\" in the topology (zones: zone-a, zone-b, zone-c)\n");
+  EXPECT_EQ(CapturedConsole::text(io.out), "");
+  CapturedConsole io2;
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/default.yaml", "--service", "payments", "--zone",
+                                      "north-a"}),
+                     io2.console()),
+            kExitBadInput);
+  EXPECT_NE(CapturedConsole::text(io2.err).find("has no deployment: the scenario has no spec.kubernetes section"),
+            std::string::npos)
+      << CapturedConsole::text(io2.err);
+}
+
 TEST(Commands, BadInputThrowsScenarioError) {
   CapturedConsole io;
   EXPECT_THROW(dispatch(parse_arguments({"validate", "scenarios/default.yaml", "--set", "spec.duration=30"}),
