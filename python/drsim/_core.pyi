@@ -205,6 +205,11 @@ def kube_recommend_policies(
     migrate: bool,
 ) -> list[dict[str, Any]]: ...
 
+# ---- bind_policy_advice.cc ----
+def advise_policy(
+    scenario: Scenario, service: str, zone: str, replicas: int | None, migrate: bool
+) -> tuple[str, str]: ...
+
 # ---- bind_run.cc ----
 class RunOutcome:
     @property

@@ -57,6 +57,7 @@ import dataclasses
 import datetime
 import decimal
 import difflib
+import json
 import math
 import numbers
 import re
@@ -90,6 +91,8 @@ __all__ = [
     "candidate_policies",
     "policy_deviation",
     "recommend_policies",
+    "PolicyAdvice",
+    "recommend_policy",
 ]
 
 #: Seconds, a timedelta, or text with a unit: ``30.0``, ``timedelta(seconds=30)``, ``"30s"``.
@@ -1027,3 +1030,62 @@ def recommend_policies(
         _bool(migrate, "migrate"),
     )
     return [PolicyRecommendation(**{**r, "split": ZoneSplit(**r["split"])}) for r in results]
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyAdvice:
+    """``drsim recommend-policy`` for a scenario: what the declared policy
+    does with the replicas a failed zone's compensation needs, and the
+    candidate policies that place them all, least deviation first.
+
+    ``zones`` lists the parent scheduler's view (``zone``, ``can_take_pods``,
+    ``replicas``, ``free_pods``: None for a zone without node pools);
+    ``current`` the declared policy's outcome (``placed``, ``pending``,
+    ``reason``, ``split``); each of ``candidates`` has ``label``,
+    ``deviation``, ``policy`` (YAML shape, ready for a ``deployment:policy``
+    step), ``yaml`` and ``split`` (``zone``, ``replicas``, ``headroom``).
+    ``text`` is the command's table."""
+
+    service: str
+    failed_zone: str
+    mode: str
+    replicas_now: int
+    failed_zone_replicas: int
+    needed: int
+    allowed: bool
+    zones: list[dict[str, Any]]
+    current: dict[str, Any]
+    candidates: list[dict[str, Any]]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def recommend_policy(
+    scenario: Any, service: str, zone: str, *, replicas: int | None = None, migrate: bool = False
+) -> PolicyAdvice:
+    """The deployment policies that would let ``service`` scale out when
+    ``zone`` fails, for a loaded :class:`drsim.Scenario` (its node pools,
+    starting replicas and declared policy), as ``drsim recommend-policy``.
+
+    ``replicas`` is the total needed (default: the current replicas plus the
+    failed zone's, capacity compensation as docs/domain.md defines it).
+    ``migrate=True`` evaluates each candidate as ``deployment:policy``
+    applies it (a fresh split: the failed zone's pods move) rather than as a
+    scale-out that keeps them where they are. Raises ValueError for a
+    service without a deployment or an unknown zone::
+
+        advice = drsim.kube.recommend_policy(drsim.load("scenarios/appfabric_policy_degradation.yaml"),
+                                             "api", "zone-a", migrate=True)
+        advice.candidates[0]["policy"]   # {'kind': 'spread', ..., 'extend': True}
+    """
+    core = getattr(scenario, "_core", scenario)
+    if not isinstance(core, _core.Scenario):
+        raise TypeError(f"scenario must be a drsim.Scenario, not {type(scenario).__name__}")
+    needed = None if replicas is None else _int(replicas, "replicas", minimum=1, maximum=2**32 - 1)
+    text_json, text = _core.advise_policy(
+        core, _str(service, "service"), _str(zone, "zone"), needed, _bool(migrate, "migrate")
+    )
+    data = json.loads(text_json)
+    return PolicyAdvice(**data, text=text)

@@ -428,6 +428,16 @@ class Scenario:
         return self._core.describe()
 
     # -- running --
+    def recommend_policy(
+        self, service: str, zone: str, *, replicas: int | None = None, migrate: bool = False
+    ) -> Any:
+        """The deployment policies that would let ``service`` scale out when
+        ``zone`` fails (``drsim recommend-policy``); see
+        :func:`drsim.kube.recommend_policy`."""
+        from drsim import kube
+
+        return kube.recommend_policy(self, service, zone, replicas=replicas, migrate=migrate)
+
     def run(
         self,
         *,

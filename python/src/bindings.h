@@ -28,6 +28,8 @@ void bind_queueing(py::module_& m);
 // models/kube: the HPA replica calculation, behavior and normalisation, the
 // zone split and the policy recommendation (wrapped by drsim/kube.py).
 void bind_kube(py::module_& m);
+// analysis/policy_advice: drsim recommend-policy for a loaded scenario.
+void bind_policy_advice(py::module_& m);
 // io/run.h, io/result_writer.h, sim/recorder.h: running and the results.
 void bind_run(py::module_& m);
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import drsim
 from drsim import kube
 
 # ---- replica calculation fixtures (replica_calculator_test.cc) ---------------------
@@ -559,3 +560,37 @@ def test_module_docstring_example_runs() -> None:
     exec(textwrap.dedent(example), namespace)  # noqa: S102 - our own docstring
     assert (namespace["calc"].replicas, namespace["calc"].utilization) == (5, 50)
     assert kube.zone_split(namespace["policy"], ["az-1", "az-2"], 20).targets == {"az-1": 10, "az-2": 10}
+
+
+# ---- recommend_policy: drsim recommend-policy for a loaded scenario ----------------------------
+
+
+def test_recommend_policy_for_the_appfabric_scenario(repo_root) -> None:
+    # domain.md section 1: 20 replicas at 10/10 under a 67% cap over two zones;
+    # zone-a fails and compensation needs 30. The declared policy pends 8;
+    # extending to zone-c places them all.
+    scenario = drsim.load(repo_root / "scenarios" / "appfabric_policy_degradation.yaml")
+    advice = scenario.recommend_policy("api", "zone-a")
+    assert (advice.replicas_now, advice.failed_zone_replicas, advice.needed) == (20, 10, 30)
+    assert advice.current["pending"] == 8
+    assert "extend is false" in advice.current["reason"]
+    assert advice.allowed
+    best = advice.candidates[0]
+    assert best["label"] == "extend: true"
+    assert best["policy"]["extend"] is True
+    assert {z["zone"]: z["replicas"] for z in best["split"]} == {"zone-a": 10, "zone-b": 12, "zone-c": 8}
+    assert "declared policy" in str(advice)
+    # As deployment:policy applies it: a fresh split, zone-a emptied.
+    migrated = drsim.kube.recommend_policy(scenario, "api", "zone-a", replicas=25, migrate=True)
+    assert migrated.mode == "migrate"
+    assert {z["zone"]: z["replicas"] for z in migrated.candidates[0]["split"]}["zone-a"] == 0
+
+
+def test_recommend_policy_refuses_unknown_names(repo_root) -> None:
+    scenario = drsim.load(repo_root / "scenarios" / "appfabric_policy_degradation.yaml")
+    with pytest.raises(ValueError, match="zone-z"):
+        scenario.recommend_policy("api", "zone-z")
+    with pytest.raises(ValueError, match="payments"):
+        scenario.recommend_policy("payments", "zone-a")
+    with pytest.raises(TypeError, match="drsim.Scenario"):
+        drsim.kube.recommend_policy("scenarios/appfabric_policy_degradation.yaml", "api", "zone-a")
