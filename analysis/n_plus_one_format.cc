@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/n_plus_one.h"
+#include "sim/json_scalars.h"
 
 namespace drsim {
 
@@ -24,40 +25,7 @@ std::string percent(double ratio, const char* format) {
 
 // --- JSON --------------------------------------------------------------------
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char esc[8];
-          std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-          out += esc;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// Twelve significant digits: far below any model error, and free of the
-// rounding noise of the last bits (200, not 199.99999999999997). Null for
-// infinities.
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.12g", v == 0 ? 0.0 : v);  // no "-0"
-  return text;
-}
-
-std::string json_seconds(const std::optional<Duration>& d) { return d ? json_number(to_seconds(*d)) : "null"; }
-
-const char* json_bool(bool b) { return b ? "true" : "false"; }
+std::string json_seconds(const std::optional<Duration>& d) { return d ? json_number_rounded(to_seconds(*d)) : "null"; }
 
 }  // namespace
 
@@ -104,7 +72,7 @@ std::string format_report(const NPlusOneReport& report) {
 }
 
 std::string format_report_json(const NPlusOneReport& report) {
-  std::string out = "{\n  \"utilization_target\": " + json_number(report.utilization_target) +
+  std::string out = "{\n  \"utilization_target\": " + json_number_rounded(report.utilization_target) +
                     ",\n  \"overloaded\": " + json_bool(report.any_overloaded()) + ",\n  \"cases\": [";
   for (std::size_t i = 0; i < report.cases.size(); ++i) {
     const FailureCase& c = report.cases[i];
@@ -120,9 +88,9 @@ std::string format_report_json(const NPlusOneReport& report) {
       const StationRow& s = c.stations[k];
       out += k ? ",\n      {" : "\n      {";
       out += "\"service\": " + json_string(s.service) + ", \"zone\": " + json_string(s.zone) +
-             ", \"up_pods\": " + std::to_string(s.up_pods) + ", \"rate_per_s\": " + json_number(s.rate_per_s) +
-             ", \"utilization\": " + json_number(s.utilization) + ", \"headroom\": " + json_number(s.headroom) +
-             ", \"blocking\": " + json_number(s.blocking) + ", \"spill\": " + json_number(s.spill) +
+             ", \"up_pods\": " + std::to_string(s.up_pods) + ", \"rate_per_s\": " + json_number_rounded(s.rate_per_s) +
+             ", \"utilization\": " + json_number_rounded(s.utilization) + ", \"headroom\": " + json_number_rounded(s.headroom) +
+             ", \"blocking\": " + json_number_rounded(s.blocking) + ", \"spill\": " + json_number_rounded(s.spill) +
              ", \"mean_holding_s\": " + json_seconds(s.mean_holding) +
              ", \"mean_response_s\": " + json_seconds(s.mean_response) + ", \"stable\": " + json_bool(s.stable) +
              ", \"overloaded\": " + json_bool(s.overloaded) + "}";
@@ -131,8 +99,8 @@ std::string format_report_json(const NPlusOneReport& report) {
     for (std::size_t k = 0; k < c.populations.size(); ++k) {
       const PopulationRow& p = c.populations[k];
       out += k ? ",\n      {" : "\n      {";
-      out += "\"population\": " + json_string(p.population) + ", \"rate_per_s\": " + json_number(p.rate_per_s) +
-             ", \"unserved_rate_per_s\": " + json_number(p.unserved_rate_per_s) +
+      out += "\"population\": " + json_string(p.population) + ", \"rate_per_s\": " + json_number_rounded(p.rate_per_s) +
+             ", \"unserved_rate_per_s\": " + json_number_rounded(p.unserved_rate_per_s) +
              ", \"mean_latency_s\": " + json_seconds(p.mean_latency) + "}";
     }
     out += "]}";

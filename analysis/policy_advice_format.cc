@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/policy_advice.h"
+#include "sim/json_scalars.h"
 #include "sim/units.h"
 
 namespace drsim {
@@ -34,43 +35,14 @@ std::string split_list(const ZoneSplit& split) {
 
 // --- JSON --------------------------------------------------------------------
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char esc[8];
-          std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-          out += esc;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.12g", v == 0 ? 0.0 : v);
-  return text;
-}
-
 std::string json_count(const std::optional<std::uint32_t>& n) { return n ? std::to_string(*n) : "null"; }
-
-const char* json_bool(bool b) { return b ? "true" : "false"; }
 
 std::string json_policy(const DeploymentPolicyConfig& p) {
   std::vector<std::string> zones;
   for (const auto& z : p.zones) zones.push_back(json_string(z));
   return "{\"kind\": " + json_string(p.kind) + ", \"zones\": [" + join(zones, ", ") +
          "], \"minZones\": " + std::to_string(p.min_zones) + ", \"maxZoneShare\": " +
-         json_number(p.max_zone_share.value) + ", \"extend\": " + json_bool(p.extend) +
+         json_number_rounded(p.max_zone_share.value) + ", \"extend\": " + json_bool(p.extend) +
          ", \"maxSkew\": " + std::to_string(p.max_skew) + ", \"whenUnsatisfiable\": " +
          json_string(p.when_unsatisfiable) + ", \"minDomains\": " + std::to_string(p.min_domains) + "}";
 }

@@ -39,27 +39,9 @@
 #include <new>
 #include <string>
 
+#include "bench/allocation_counter.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
-
-namespace {
-std::atomic<std::uint64_t> allocations{0};
-}  // namespace
-
-// Every allocation of the program goes through these (the array and sized
-// forms call them), so the benchmark can count what a run allocates.
-void* operator new(std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// GCC pairs the new-expressions it sees with these deletes and warns that
-// free() does not match operator new; here operator new is malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace drsim {
 namespace {
@@ -103,9 +85,9 @@ void BM_Scenario_ThreeRegions_20krps(benchmark::State& state) {
   std::uint64_t allocated = 0;
   for (auto _ : state) {
     reset_peak_rss();
-    const std::uint64_t allocations_before = allocations.load(std::memory_order_relaxed);
+    const std::uint64_t allocations_before = bench::allocations_so_far();
     RunResult result = run_scenario(scenario, RunOptions{.until = simulated});
-    allocated = allocations.load(std::memory_order_relaxed) - allocations_before;
+    allocated = bench::allocations_so_far() - allocations_before;
     if (!result.outcome.complete()) {
       state.SkipWithError(result.outcome.message.c_str());
       return;

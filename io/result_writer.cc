@@ -11,6 +11,7 @@
 #include "io/scenario_loader.h"
 #include "models/timeline/timeline.h"
 #include "sim/errors.h"
+#include "sim/json_scalars.h"
 #include "sim/units.h"
 
 namespace drsim {
@@ -26,40 +27,12 @@ std::string number_text(double v) {
   return std::string(buf, end);
 }
 
-std::string json_number(double v) {
-  // JSON has no NaN or infinity.
-  return std::isfinite(v) ? number_text(v) : "null";
-}
-
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
     out += c;
-  }
-  out += '"';
-  return out;
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
   }
   out += '"';
   return out;
