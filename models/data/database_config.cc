@@ -1,0 +1,41 @@
+#include "models/data/database_config.h"
+
+namespace drsim {
+
+ReplicationMode DatabaseConfig::mode() const {
+  if (replication == "semi-sync") return ReplicationMode::kSemiSync;
+  if (replication == "sync") return ReplicationMode::kSync;
+  return ReplicationMode::kAsync;
+}
+
+std::uint32_t DatabaseConfig::required_acks() const {
+  if (sync_acks > 0) return sync_acks;
+  return static_cast<std::uint32_t>((1 + replicas.size()) / 2);
+}
+
+std::vector<ConfigProblem> DatabaseConfig::validate() const {
+  std::vector<ConfigProblem> out;
+  if (replication != "async" && replication != "semi-sync" && replication != "sync") {
+    out.push_back({"replication", "expected async, semi-sync or sync, got \"" + replication + "\""});
+  }
+  if (failover != "automatic" && failover != "manual") {
+    out.push_back({"failover", "expected automatic or manual, got \"" + failover + "\""});
+  }
+  if (replicas.empty() && replication != "async") {
+    out.push_back({"replicas", replication + " replication needs at least one replica"});
+  }
+  if (mode() == ReplicationMode::kSync && required_acks() > replicas.size()) {
+    out.push_back({"syncAcks", "is above the number of replicas (" + std::to_string(replicas.size()) +
+                                   "): no write could ever commit"});
+  }
+  if (mode() == ReplicationMode::kSync && required_acks() == 0) {
+    out.push_back({"syncAcks", "sync replication needs at least one acknowledgement"});
+  }
+  if (write_size.bytes <= 0) out.push_back({"writeSize", "must be positive"});
+  if (link_share.value <= 0 || link_share.value > 1) out.push_back({"linkShare", "must be in (0%, 100%]"});
+  if (health_check_interval <= Duration::zero()) out.push_back({"healthCheckInterval", "must be positive"});
+  if (failure_threshold == 0) out.push_back({"failureThreshold", "must be positive"});
+  return out;
+}
+
+}  // namespace drsim
