@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "io/result_writer.h"
+#include "models/data/database.h"
+#include "models/data/raft_group.h"
 #include "models/kube/control_plane.h"
 #include "models/metrics/fault_impact.h"
 #include "models/metrics/zone_rollup.h"
@@ -101,6 +103,14 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   domains.register_actions(timeline);
   register_service_actions(timeline, services);
   register_routing_actions(timeline, std::move(populations), domains.topology());
+  std::vector<Database*> databases;
+  for (const DatabaseConfig& config : spec.topology.config.databases) {
+    databases.push_back(&sim->add<Database>(config, domains, spec.metrics_window));
+  }
+  register_database_actions(timeline, databases);
+  for (const RaftConfig& config : spec.topology.config.consensus_groups) {
+    sim->add<RaftGroup>(config, domains, spec.metrics_window);
+  }
   if (spec.kubernetes) {
     auto& control_plane = sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
     register_kube_actions(timeline, control_plane);

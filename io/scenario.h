@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "models/data/database_config.h"
+#include "models/data/raft_config.h"
 #include "models/kube/kube_config.h"
 #include "models/metrics/objectives.h"
 #include "models/service/service_config.h"
@@ -45,13 +47,20 @@ struct Metadata {
 // off.)
 struct DeploymentConfig : TopologyConfig {
   std::vector<ServiceConfig> services;
+  std::vector<DatabaseConfig> databases;
+  std::vector<RaftConfig> consensus_groups;
 
   static constexpr std::string_view kTypeName = "Topology";
   // The topology's own fields, then the services: declared once each.
   static constexpr auto fields() {
     return std::tuple_cat(
         TopologyConfig::fields(),
-        std::tuple{field("services", &DeploymentConfig::services, "Services and where their pods run.")});
+        std::tuple{field("services", &DeploymentConfig::services, "Services and where their pods run."),
+                   field("databases", &DeploymentConfig::databases,
+                         "Databases: a primary and replicas in zones, replication and failover."),
+                   field("consensusGroups", &DeploymentConfig::consensus_groups,
+                         "Raft-style groups (ZooKeeper, etcd, a placement driver's regions): members in zones, "
+                         "elections, quorum.")});
   }
 };
 

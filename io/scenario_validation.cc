@@ -328,6 +328,26 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
 
   check_calls(spec.topology.config.services, services, root, where, out);
 
+  // Databases and consensus groups: their own problems, unique names, zones that exist.
+  NameTable databases("database", where), groups("consensus group", where);
+  for (std::size_t i = 0; i < spec.topology.config.databases.size(); ++i) {
+    const DatabaseConfig& d = spec.topology.config.databases[i];
+    const std::string p = indexed(std::string(kTopology) + ".databases", i);
+    databases.add(d.name, p + ".name", out);
+    report(p, d.validate());
+    zones.check_reference(d.primary_zone, p + ".primaryZone", out);
+    for (std::size_t j = 0; j < d.replicas.size(); ++j)
+      zones.check_reference(d.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
+  }
+  for (std::size_t i = 0; i < spec.topology.config.consensus_groups.size(); ++i) {
+    const RaftConfig& g = spec.topology.config.consensus_groups[i];
+    const std::string p = indexed(std::string(kTopology) + ".consensusGroups", i);
+    groups.add(g.name, p + ".name", out);
+    report(p, g.validate());
+    for (std::size_t j = 0; j < g.members.size(); ++j)
+      zones.check_reference(g.members[j].zone, indexed(p + ".members", j) + ".zone", out);
+  }
+
   NameTable populations("population", where);
   for (std::size_t i = 0; i < spec.load.size(); ++i) {
     const ClientPopulationConfig& population = spec.load[i];
@@ -401,11 +421,14 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
   for (const ServiceConfig& s : spec.topology.config.services) services.add(s.name, "", ignored);
   NameTable populations("population", where);
   for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
+  NameTable databases("database", where);
+  for (const DatabaseConfig& d : spec.topology.config.databases) databases.add(d.name, "", ignored);
   const std::map<std::string_view, const NameTable*> targets{{to_string(TargetField::kZone), &zones},
                                                              {to_string(TargetField::kRegion), &regions},
                                                              {to_string(TargetField::kLink), &links},
                                                              {to_string(TargetField::kService), &services},
-                                                             {to_string(TargetField::kPopulation), &populations}};
+                                                             {to_string(TargetField::kPopulation), &populations},
+                                                             {to_string(TargetField::kDatabase), &databases}};
 
   const std::vector<ActionConfig>& timeline = spec.timeline;
   NameTable actions("action", where);

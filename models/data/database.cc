@@ -546,9 +546,9 @@ void Database::restart_killed() {
 void register_database_actions(Timeline& timeline, std::vector<Database*> databases) {
   auto find = [databases](const ActionConfig& a) -> Database& {
     for (Database* d : databases) {
-      if (d->config().name == a.target.service || (databases.size() == 1 && a.target.service.empty())) return *d;
+      if (d->config().name == a.target.database) return *d;
     }
-    throw SimulationError("step " + quote(a.name) + ": no database " + quote(a.target.service));
+    throw SimulationError("step " + quote(a.name) + ": no database " + quote(a.target.database));
   };
   timeline.on("database:failover", [find](const ActionConfig& a, ActionPhase phase) {
     if (phase == ActionPhase::kApply) find(a).failover();

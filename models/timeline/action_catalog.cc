@@ -56,10 +56,15 @@ constexpr std::array kCatalog{
     ActionSpecInfo{"deployment:scale", kService, {"replicas"}, {"replicas"}, false, false,
                    "The deployment's spec.replicas becomes `replicas`, split across zones by its policy (an HPA "
                    "corrects it on its next sync)."},
+    ActionSpecInfo{"database:kill", kDatabase, {}, {}, false, true,
+                   "The database's primary dies (its zone stays up): health checks notice, and an automatic "
+                   "failover promotes a replica. With a duration, the killed member restarts after it."},
+    ActionSpecInfo{"database:failover", kDatabase, {}, {}, false, false,
+                   "An operator promotes a replica of a database whose primary is lost (failover: manual)."},
 };
 
-constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone, TargetField::kRegion,
-                                   TargetField::kLink, TargetField::kPopulation};
+constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone,       TargetField::kRegion,
+                                   TargetField::kLink,    TargetField::kPopulation, TargetField::kDatabase};
 }  // namespace
 
 std::span<const ActionSpecInfo> action_catalog() { return kCatalog; }
@@ -78,6 +83,7 @@ std::string_view to_string(TargetField field) {
     case TargetField::kLink: return "link";
     case TargetField::kService: return "service";
     case TargetField::kPopulation: return "population";
+    case TargetField::kDatabase: return "database";
   }
   return "?";
 }

@@ -22,6 +22,7 @@ struct ActionTarget {
   std::string link;
   std::string service;
   std::string population;
+  std::string database;
 
   static constexpr std::string_view kTypeName = "ActionTarget";
   static constexpr auto fields() {
@@ -31,6 +32,7 @@ struct ActionTarget {
         field("link", &ActionTarget::link, "A link of the topology."),
         field("service", &ActionTarget::service, "A service of the topology."),
         field("population", &ActionTarget::population, "A client population of the scenario's load."),
+        field("database", &ActionTarget::database, "A database of the topology."),
     };
   }
 };

@@ -94,7 +94,8 @@ const BadCase kBadCases[] = {
      "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
      "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
      "hpa:compensate, "
-     "deployment:compensate, deployment:policy, deployment:restart, deployment:scale)"},
+     "deployment:compensate, deployment:policy, deployment:restart, deployment:scale, database:kill, "
+     "database:failover)"},
     {"wrong_target",
      "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
      "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "

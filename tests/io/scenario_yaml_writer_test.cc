@@ -40,6 +40,8 @@ spec:
         interZoneRtt: 1.2ms
     links: []
     services: []
+    databases: []
+    consensusGroups: []
   duration: 30m
   seed: 42
   guards:
@@ -62,6 +64,7 @@ spec:
         link: ""
         service: ""
         population: ""
+        database: ""
   objectives:
     successRatio: 99.9%
 )");
