@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -100,6 +101,13 @@ class Simulation {
   }
   bool cancel(EventId id) { return queue_.cancel(id); }
   bool is_pending(EventId id) const { return queue_.is_pending(id); }
+  // Time of the earliest pending event, or nullopt when none is pending. For
+  // drivers that run the loop themselves with step() (sim/simgrid waits on
+  // open flows up to this time); run_until never calls it.
+  std::optional<SimTime> next_event_time() {
+    if (queue_.empty()) return std::nullopt;
+    return queue_.top_time();
+  }
 
   // Attaches then starts every component (once). run_until calls it.
   void initialize();
