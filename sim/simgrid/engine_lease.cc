@@ -34,7 +34,20 @@ EngineLease::EngineLease(bool debug_log) {
     } else {
       xbt_log_control_set(debug_log ? "root.thres:info" : "root.thres:critical");
     }
+#if defined(__SANITIZE_ADDRESS__)
+    // SimGrid's default contexts switch stacks by hand; AddressSanitizer
+    // then misreads an exception unwinding an actor's stack as a stack
+    // error (google/sanitizers#189). System threads as contexts keep every
+    // stack known to it; the simulated behaviour is the same. It must be
+    // given at the engine's creation.
+    char name[] = "drsim";
+    char factory[] = "--cfg=contexts/factory:thread";
+    char* argv[] = {name, factory, nullptr};
+    int argc = 2;
+    engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+#else
     engine_ = std::make_unique<simgrid::s4u::Engine>("drsim");
+#endif
     g_created.fetch_add(1);
   } catch (...) {
     g_busy.store(false);
