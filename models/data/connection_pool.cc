@@ -312,17 +312,7 @@ void ConnectionPool::on_step(std::uint32_t index, std::uint32_t generation) {
       if (metrics_ != nullptr) metrics_->add_active(now(), 1);
       c.keepalive_event =
           after(c.heartbeat, "pool.keepalive", [this, index, generation] { on_keepalive(index, generation); });
-      if (waiters_size_ > 0) {
-        give(index, pop_waiter());
-      } else {
-        c.state = State::kIdle;
-        --active_;
-        idle_.push_back(index);
-        if (metrics_ != nullptr) {
-          metrics_->add_active(now(), -1);
-          metrics_->add_idle(now(), 1);
-        }
-      }
+      hand_over(index);
       return;
     }
     case Step::kNone:
@@ -391,19 +381,24 @@ std::uint32_t ConnectionPool::add_connection() {
     c.keepalive_event =
         after(c.heartbeat, "pool.keepalive", [this, index, generation] { on_keepalive(index, generation); });
   }
-  // ConcurrentBag.add: straight to a waiter if there is one.
+  hand_over(index);
+  return index;
+}
+
+// ConcurrentBag.add / requite: straight to a waiter if there is one, else
+// back to idle. The connection is counted active on entry.
+void ConnectionPool::hand_over(std::uint32_t index) {
   if (waiters_size_ > 0) {
     give(index, pop_waiter());
-  } else {
-    c.state = State::kIdle;
-    --active_;
-    idle_.push_back(index);
-    if (metrics_ != nullptr) {
-      metrics_->add_active(now(), -1);
-      metrics_->add_idle(now(), 1);
-    }
+    return;
   }
-  return index;
+  conns_[index].state = State::kIdle;
+  --active_;
+  idle_.push_back(index);
+  if (metrics_ != nullptr) {
+    metrics_->add_active(now(), -1);
+    metrics_->add_idle(now(), 1);
+  }
 }
 
 void ConnectionPool::remove_idle(std::uint32_t index) {

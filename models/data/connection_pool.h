@@ -178,6 +178,8 @@ class ConnectionPool {
   void close_connection(std::uint32_t index, bool dead);
   void on_max_lifetime(std::uint32_t index, std::uint32_t generation);
   void on_keepalive(std::uint32_t index, std::uint32_t generation);
+  // Back to a waiter, or to idle (ConcurrentBag.add / requite).
+  void hand_over(std::uint32_t index);
   void remove_idle(std::uint32_t index);
   // ---- the adder and housekeeping
   void fill_pool();
