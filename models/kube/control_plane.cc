@@ -50,6 +50,7 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     d.policy = dc.policy;
     for (std::size_t z = 0; z < service->zone_count(); ++z) {
       d.zone_names.push_back(service->zone_name(z));
+      d.zone_topology.push_back(topology_zone(service->zone_name(z)));
       d.targets.push_back(service->pods(z));
       d.replicas += static_cast<std::int32_t>(service->pods(z));
     }
@@ -97,6 +98,11 @@ std::optional<ZoneIndex> KubeControlPlane::topology_zone(std::string_view zone) 
 
 bool KubeControlPlane::zone_up(std::string_view zone) const {
   const auto z = topology_zone(zone);
+  return !z || domains_->zone_up(*z);
+}
+
+bool KubeControlPlane::zone_up(const Deployment& d, std::uint32_t zone) const {
+  const std::optional<ZoneIndex> z = d.zone_topology[zone];
   return !z || domains_->zone_up(*z);
 }
 
@@ -200,7 +206,7 @@ void KubeControlPlane::stop() {
 std::vector<ZoneState> KubeControlPlane::zone_states(const Deployment& d) const {
   std::vector<ZoneState> zones;
   for (std::uint32_t z = 0; z < d.zone_names.size(); ++z) {
-    ZoneState s{.name = d.zone_names[z], .can_take_pods = zone_up(d.zone_names[z]), .current = d.targets[z]};
+    ZoneState s{.name = d.zone_names[z], .can_take_pods = zone_up(d, z), .current = d.targets[z]};
     if (cluster_ && has_pools(d.zone_names[z])) {
       // Room on the nodes (and those the autoscaler may still add), less
       // what this deployment's unbound pods there will take.
@@ -432,7 +438,7 @@ void KubeControlPlane::set_ready(Pod& pod, bool ready) {
 void KubeControlPlane::became_ready(std::size_t p) {
   Pod& pod = pods_[p];
   pod.ready_event = EventId{};
-  if (!zone_up(deployments_[pod.deployment].zone_names[pod.zone])) return;  // its node went silent meanwhile
+  if (!zone_up(deployments_[pod.deployment], pod.zone)) return;  // its node went silent meanwhile
   set_ready(pod, true);
   reconcile(pod.deployment);  // a rollout may go on
 }
@@ -513,14 +519,14 @@ void KubeControlPlane::on_topology_change() {
     cancel(w.unready_event);
     cancel(w.evict_event);
     // Back: its pods pass their next probe, the scheduler may use it again.
-    for (std::size_t p = 0; p < pods_.size(); ++p) {
-      Pod& pod = pods_[p];
-      const Deployment& d = deployments_[pod.deployment];
-      const bool alive = std::find(d.pods.begin(), d.pods.end(), p) != d.pods.end();
-      if (!alive || !pod.bound || pod.ready || d.zone_names[pod.zone] != name) continue;
-      cancel(pod.ready_event);
+    for (const Deployment& d : deployments_) {
       const Duration period = std::chrono::seconds(d.config.readiness_probe.period_seconds);
-      pod.ready_event = schedule_after(period, "kubernetes.pod_ready", [this, p] { became_ready(p); });
+      for (std::size_t p : d.pods) {
+        Pod& pod = pods_[p];
+        if (!pod.bound || pod.ready || d.zone_topology[pod.zone] != z) continue;
+        cancel(pod.ready_event);
+        pod.ready_event = schedule_after(period, "kubernetes.pod_ready", [this, p] { became_ready(p); });
+      }
     }
     schedule_pending();
   }
@@ -566,7 +572,7 @@ void KubeControlPlane::scrape() {
     for (std::size_t p : d.pods) {
       Pod& pod = pods_[p];
       if (!pod.bound) continue;
-      if (!zone_up(d.zone_names[pod.zone])) {
+      if (!zone_up(d, pod.zone)) {
         // The kubelet does not answer: metrics-server has nothing fresh.
         pod.sample.reset();
         pod.read_at.reset();

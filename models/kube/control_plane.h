@@ -131,6 +131,7 @@ class KubeControlPlane : public Component {
     std::int32_t replicas = 0;
     std::vector<std::uint32_t> targets;   // per service zone
     std::vector<std::string> zone_names;  // per service zone
+    std::vector<std::optional<ZoneIndex>> zone_topology;  // per service zone: looked up once, not per pod
     std::uint32_t unplaced = 0;
     std::string unplaced_reason;
     bool rolling = false;  // a rollout is moving pods to a new split or revision
@@ -162,6 +163,7 @@ class KubeControlPlane : public Component {
   std::uint32_t zone_index(const Deployment& d, std::string_view zone) const;
   std::optional<ZoneIndex> topology_zone(std::string_view zone) const;
   bool zone_up(std::string_view zone) const;
+  bool zone_up(const Deployment& d, std::uint32_t zone) const;
   bool has_pools(std::string_view zone) const;
 
   // The parent scheduler's view of the deployment's zones.
