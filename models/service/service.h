@@ -113,6 +113,11 @@ class Service : public Component, public JobOwner {
   // brings the container back. The listener hears of every crash.
   void on_pod_killed(std::function<void(std::size_t pod)> listener) { pod_killed_ = std::move(listener); }
   void restart_pod(std::size_t pod);
+  // Hears of every request this service finishes (served or failed on a
+  // dependency), with the service zone that finished it: what asynchronous
+  // work driven by the requests (a producer's messages) follows. One listener.
+  using RequestDoneListener = std::function<void(std::size_t zone, ServeOutcome outcome)>;
+  void on_request_done(RequestDoneListener listener) { request_done_ = std::move(listener); }
   bool pod_crashed(std::size_t pod) const { return pods_[pod].crashed; }
 
   // Every pod the service ever had, removed ones included: pod ids are
@@ -314,6 +319,7 @@ class Service : public Component, public JobOwner {
   bool random_ = false;  // zone and pod drawn at random (kube-proxy's iptables mode)
   bool record_pod_series_ = false;
   std::function<void(std::size_t)> pod_killed_;
+  RequestDoneListener request_done_;
   std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
   double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
 };

@@ -49,6 +49,25 @@ TEST(PodLifecycle, AnUnreadyPodTakesNoWorkUntilItIsReady) {
   sim.finish();
 }
 
+TEST(PodLifecycle, TheRequestDoneListenerHearsEveryFinishedRequestWithItsZone) {
+  Simulation sim;
+  ServiceConfig sc = api(1);
+  sc.replicas = {{"a", 1}, {"b", 1}};
+  auto& svc = sim.add<Service>(sc, nullptr);
+  sim.add<ClientPopulation>(users(4), svc, std::nullopt);
+  std::vector<std::uint32_t> done(2, 0);
+  svc.on_request_done([&](std::size_t zone, ServeOutcome outcome) {
+    EXPECT_EQ(outcome, ServeOutcome::kServed);
+    ++done.at(zone);
+  });
+  sim.run_until(SimTime{10s});
+  sim.finish();
+  // 4 requests/s from t = 0.25 s, 100 ms each, alternating between the zones:
+  // the 39 finished by 10 s split 20:19.
+  EXPECT_EQ(done[0] + done[1], 39u);
+  EXPECT_LE(done[0] > done[1] ? done[0] - done[1] : done[1] - done[0], 1u);
+}
+
 TEST(PodLifecycle, RemovedPodsFinishTheirWorkKilledOnesRefuseIt) {
   Simulation sim;
   ServiceConfig sc = api(2);
