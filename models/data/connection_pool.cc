@@ -224,7 +224,7 @@ void ConnectionPool::start_validation(std::uint32_t index, Step step) {
   c.sent = now();
   // isConnectionDead: a ping under setNetworkTimeout(validationTimeout).
   const TcpResult r =
-      c.tcp.exchange(config_.tcp, endpoint_, now(), rtt(), Duration::zero(), config_.validation_timeout);
+      c.tcp.exchange(config_.tcp, *c.peer, now(), rtt(*c.peer), Duration::zero(), config_.validation_timeout);
   c.pending_error = r.error;
   const std::uint32_t generation = c.generation;
   c.step_event = after(r.after, "pool.validate", [this, index, generation] { on_step(index, generation); });
@@ -234,8 +234,8 @@ void ConnectionPool::start_query(std::uint32_t index) {
   Conn& c = conns_[index];
   c.step = Step::kQuery;
   c.sent = now();
-  const Duration server = endpoint_.query_time(rng_);
-  const TcpResult r = c.tcp.exchange(config_.tcp, endpoint_, now(), rtt(), server, config_.socket_timeout);
+  const Duration server = c.peer->query_time(rng_);
+  const TcpResult r = c.tcp.exchange(config_.tcp, *c.peer, now(), rtt(*c.peer), server, config_.socket_timeout);
   c.pending_error = r.error;
   const std::uint32_t generation = c.generation;
   c.step_event = after(r.after, "pool.query", [this, index, generation] { on_step(index, generation); });
@@ -249,7 +249,7 @@ void ConnectionPool::on_step(std::uint32_t index, std::uint32_t generation) {
   TcpError error = c.pending_error;
   if (error == TcpError::kNone) {
     // The answer looked due now; the peer may have failed since it was sent.
-    const TcpResult r = c.tcp.recheck(config_.tcp, endpoint_, c.sent, now(), rtt(), read_timeout);
+    const TcpResult r = c.tcp.recheck(config_.tcp, *c.peer, c.sent, now(), rtt(*c.peer), read_timeout);
     if (!r.ok()) {
       if (c.sent + r.after > now()) {
         c.pending_error = r.error;
@@ -358,7 +358,8 @@ std::uint32_t ConnectionPool::add_connection() {
   c.state = State::kInUse;
   c.step = Step::kNone;
   c.evicted = false;
-  c.tcp = TcpConnection(now(), endpoint_.incarnation(), config_.tcp.so_keepalive);
+  c.peer = connecting_to_;
+  c.tcp = TcpConnection(now(), c.peer->incarnation(), config_.tcp.so_keepalive);
   c.created = c.last_accessed = now();
   ++total_;
   ++active_;
@@ -419,7 +420,7 @@ void ConnectionPool::close_connection(std::uint32_t index, bool dead) {
   cancel(c.step_event);
   cancel(c.eol_event);
   cancel(c.keepalive_event);
-  endpoint_.close_connection();
+  c.peer->close_connection(c.tcp.incarnation());
   c.state = State::kFree;
   c.step = Step::kNone;
   ++c.generation;
@@ -509,8 +510,9 @@ void ConnectionPool::creation_step() {
   ++attempts_;
   if (metrics_ != nullptr) metrics_->metrics().add(metrics_->attempts, now());
   connecting_ = true;
-  const TcpResult r =
-      TcpConnection::connect(config_.tcp, endpoint_, rtt(), config_.connect_round_trips, config_.connect_timeout);
+  connecting_to_ = &endpoint_.resolve();
+  const TcpResult r = TcpConnection::connect(config_.tcp, *connecting_to_, rtt(*connecting_to_),
+                                             config_.connect_round_trips, config_.connect_timeout);
   const TcpError error = r.error;
   adder_event_ = after(r.after, "pool.connect", [this, error] { on_connect_done(error); });
 }
@@ -518,8 +520,8 @@ void ConnectionPool::creation_step() {
 void ConnectionPool::on_connect_done(TcpError error) {
   adder_event_ = {};
   connecting_ = false;
-  if (error == TcpError::kNone && endpoint_.peer_state() != PeerState::kUp) error = TcpError::kConnectTimeout;
-  if (error == TcpError::kNone && !endpoint_.open_connection()) error = TcpError::kTooManyConnections;
+  if (error == TcpError::kNone && connecting_to_->peer_state() != PeerState::kUp) error = TcpError::kConnectTimeout;
+  if (error == TcpError::kNone && !connecting_to_->open_connection()) error = TcpError::kTooManyConnections;
   if (error == TcpError::kNone) {
     add_connection();
     adder_event_ = after(kPauseAfterAdd, "pool.adder", [this] {

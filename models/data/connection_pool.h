@@ -150,6 +150,7 @@ class ConnectionPool {
     TcpError pending_error = TcpError::kNone;  // outcome computed for the step under way
     std::uint32_t generation = 0;
     TcpConnection tcp;
+    PoolEndpoint* peer = nullptr;  // the server it was opened to (endpoint_.resolve() then)
     SimTime created{};
     SimTime last_accessed{};  // HikariCP PoolEntry.lastAccessed: creation or last return
     SimTime sent{};           // the step under way started
@@ -192,7 +193,7 @@ class ConnectionPool {
   bool should_continue_creating() const;
   void housekeep();
 
-  Duration rtt() const { return endpoint_.round_trip(zone_); }
+  Duration rtt(const PoolEndpoint& peer) const { return peer.round_trip(zone_); }
   SimTime now() const;
   template <class F>
   EventId at(SimTime t, const char* label, F&& f);
@@ -207,6 +208,7 @@ class ConnectionPool {
   std::string name_;
   PoolConfig config_;
   PoolEndpoint& endpoint_;
+  PoolEndpoint* connecting_to_ = nullptr;  // the server of the connect under way
   std::uint32_t zone_;
   PoolMetrics* metrics_;
   RngStream rng_;

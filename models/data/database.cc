@@ -19,6 +19,14 @@ ZoneIndex resolve_zone(const Topology& topology, const std::string& database, co
 
 std::string seconds(Duration d) { return format_seconds(d) + "s"; }
 
+ServiceTimeConfig query_time_or_default(const std::optional<ServiceTimeConfig>& configured) {
+  if (configured) return *configured;
+  ServiceTimeConfig c;
+  c.kind = "constant";
+  c.value = std::chrono::milliseconds(1);
+  return c;
+}
+
 }  // namespace
 
 Database::Database(DatabaseConfig config, FailureDomains& domains, Duration metrics_window,
@@ -28,7 +36,8 @@ Database::Database(DatabaseConfig config, FailureDomains& domains, Duration metr
       domains_(domains),
       metrics_window_(metrics_window),
       transport_(std::move(transport)),
-      mode_(config_.mode()) {
+      mode_(config_.mode()),
+      query_time_(query_time_or_default(config_.query_time)) {
   if (auto problems = config_.validate(); !problems.empty()) {
     throw SimulationError("database " + quote(config_.name) + ": " + problems[0].field + " " + problems[0].message);
   }
@@ -109,7 +118,9 @@ void Database::attach() {
     members_[m].g_lag_s = metrics_->gauge("database.replication_lag_s", ml);
     members_[m].g_lag_writes = metrics_->gauge("database.replication_lag_writes", ml);
     members_[m].g_primary = metrics_->gauge("database.primary", ml, m == 0 ? 1 : 0);
+    members_[m].g_connections = metrics_->gauge("database.connections", ml);
   }
+  c_refused_connections_ = metrics_->counter("database.refused_connections", labels);
   domains_.on_change([this] { on_change(); });
 }
 
@@ -136,6 +147,77 @@ void Database::stop() {
   recorder().kpi("database.rto_first_write_seconds", labels, rto_write_s);
   recorder().kpi("database.commits", labels, static_cast<double>(commits_));
   recorder().kpi("database.failed_writes", labels, static_cast<double>(failed_writes_));
+  recorder().kpi("database.peak_connections", labels, static_cast<double>(peak_connections_));
+}
+
+// ---- client connections ----
+
+PoolEndpoint& Database::client_endpoint(ZoneIndex from) {
+  if (from >= fronts_.size()) fronts_.resize(from + 1);
+  if (!fronts_[from]) fronts_[from] = std::make_unique<DatabaseFrontEndpoint>(*this, from);
+  return *fronts_[from];
+}
+
+DatabaseServerEndpoint& Database::server_endpoint(std::size_t m, ZoneIndex from) {
+  const std::size_t i = static_cast<std::size_t>(from) * members_.size() + m;
+  if (i >= servers_.size()) servers_.resize((static_cast<std::size_t>(from) + 1) * members_.size());
+  if (!servers_[i]) {
+    servers_[i] = std::make_unique<DatabaseServerEndpoint>(*this, m, from,
+                                                           config_.name + "/" + std::to_string(m) + "@" +
+                                                               members_[m].zone_name);
+    servers_[i]->refresh(metrics_ ? now() : SimTime{});
+  }
+  return *servers_[i];
+}
+
+PeerState Database::member_state(std::size_t m, ZoneIndex from) const {
+  const Member& mem = members_[m];
+  if (!domains_.zone_up(mem.zone) || !reachable(from, mem.zone)) return PeerState::kBlackholed;
+  if (mem.killed) return PeerState::kRefusing;
+  // Only the writable primary keeps client sessions: a fenced or demoted
+  // member's sessions are killed (by the proxy, or by the fencing itself).
+  if (m != primary_ || fenced_) return PeerState::kRefusing;
+  return PeerState::kUp;
+}
+
+std::optional<Duration> Database::member_round_trip(std::size_t m, ZoneIndex from) const {
+  const NetworkPath& path = domains_.network().path(from, members_[m].zone);
+  if (!path.reachable) return std::nullopt;
+  return path.one_way * 2;
+}
+
+bool Database::accept_connection(std::size_t m) {
+  Member& mem = members_[m];
+  if (mem.connections >= config_.max_connections) {
+    ++refused_connections_;
+    if (metrics_) metrics_->add(c_refused_connections_, now());
+    return false;
+  }
+  ++mem.connections;
+  peak_connections_ = std::max(peak_connections_, mem.connections);
+  if (metrics_) metrics_->set(mem.g_connections, now(), mem.connections);
+  return true;
+}
+
+void Database::release_connection(std::size_t m, std::uint64_t incarnation) {
+  Member& mem = members_[m];
+  if (incarnation != mem.incarnation || mem.connections == 0) return;
+  --mem.connections;
+  if (metrics_) metrics_->set(mem.g_connections, now(), mem.connections);
+}
+
+void Database::restart_member(std::size_t m) {
+  Member& mem = members_[m];
+  ++mem.incarnation;
+  mem.connections = 0;
+  if (metrics_) metrics_->set(mem.g_connections, now(), 0);
+}
+
+void Database::refresh_endpoints() {
+  const SimTime t = now();
+  for (auto& server : servers_) {
+    if (server) server->refresh(t);
+  }
 }
 
 void Database::builtin_write() {
@@ -342,6 +424,12 @@ void Database::check_streams() {
 // ---- failure and failover ----
 
 void Database::on_change() {
+  // A member whose zone comes back runs a new process: a new incarnation.
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    const bool down = !domains_.zone_up(members_[m].zone);
+    if (!down && members_[m].zone_down) restart_member(m);
+    members_[m].zone_down = down;
+  }
   transport_->refresh();
   check_primary();
   check_streams();
@@ -349,7 +437,10 @@ void Database::on_change() {
   refresh_available();
 }
 
-void Database::refresh_available() { metrics_->set(g_available_, now(), serving() ? 1 : 0); }
+void Database::refresh_available() {
+  metrics_->set(g_available_, now(), serving() ? 1 : 0);
+  refresh_endpoints();
+}
 
 void Database::check_primary() {
   const bool healthy = monitor_sees(primary_) && !fenced_;
@@ -539,7 +630,11 @@ void Database::kill_primary() {
 }
 
 void Database::restart_killed() {
-  for (auto& m : members_) m.killed = false;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (!members_[m].killed) continue;
+    members_[m].killed = false;
+    restart_member(m);
+  }
   on_change();
 }
 

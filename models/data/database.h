@@ -38,6 +38,9 @@
 // database.replication_lag_s and database.replication_lag_writes per member
 // (0 for the primary), database.primary per member (0/1), and latencies
 // database.replication_delay_* (commit to apply) and database.commit_latency_*.
+// With client pools (database_endpoint.h): database.connections per member
+// (client sessions open on it) and database.refused_connections ("Too many
+// connections"); KPI database.peak_connections (the most on any member).
 // KPIs: database.rpo_writes (sum over failovers), database.rpo_seconds,
 // database.rto_seconds, database.rto_first_write_seconds (worst), database.failovers,
 // database.commits, database.failed_writes.
@@ -53,6 +56,7 @@
 #include <vector>
 
 #include "models/data/database_config.h"
+#include "models/data/database_endpoint.h"
 #include "models/data/replication.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/timeline/timeline.h"
@@ -79,6 +83,29 @@ class Database : public Component {
   WriteStatus write(std::int64_t bytes, CommitCallback done = {});
   // A read on the primary: true when the endpoint leads to a serving one.
   bool read();
+
+  // ---- client connections (connection pools) ----
+  // The endpoint a pod in topology zone `from` connects to: the name in front
+  // of the members (see database_endpoint.h). Stable for the Database's life.
+  PoolEndpoint& client_endpoint(ZoneIndex from);
+  // Member m as seen from zone `from`.
+  DatabaseServerEndpoint& server_endpoint(std::size_t m, ZoneIndex from);
+  // The member new connections reach now.
+  std::size_t endpoint_member() const { return endpoint_; }
+  PeerState member_state(std::size_t m, ZoneIndex from) const;
+  // Bumped each time the member's process starts again (its zone came back,
+  // or it was restarted after database:kill).
+  std::uint64_t member_incarnation(std::size_t m) const { return members_[m].incarnation; }
+  // Round trip from a zone to the member's; nullopt when unreachable.
+  std::optional<Duration> member_round_trip(std::size_t m, ZoneIndex from) const;
+  Duration draw_query_time(RngStream& rng) const { return query_time_.sample(rng); }
+  // A session opens on member m: false beyond maxConnections.
+  bool accept_connection(std::size_t m);
+  // A session of that incarnation closes (ignored for an earlier one).
+  void release_connection(std::size_t m, std::uint64_t incarnation);
+  std::uint32_t connections(std::size_t m) const { return members_[m].connections; }
+  std::uint32_t peak_connections() const { return peak_connections_; }
+  std::uint64_t refused_connections() const { return refused_connections_; }
 
   // ---- faults and operator actions ----
   // database:failover: promote now (manual mode, or before detection).
@@ -133,7 +160,10 @@ class Database : public Component {
     std::uint64_t applied = 0;
     SimTime applied_commit{};
     std::uint64_t acked = 0;  // what the primary knows it has
-    GaugeId g_lag_s, g_lag_writes, g_primary;
+    std::uint64_t incarnation = 0;
+    bool zone_down = false;      // its zone was down at the last on_change
+    std::uint32_t connections = 0;  // client sessions of this incarnation
+    GaugeId g_lag_s, g_lag_writes, g_primary, g_connections;
   };
   struct Entry {
     SimTime commit{};
@@ -167,6 +197,9 @@ class Database : public Component {
   void switch_endpoint();
   void update_lag(std::size_t m);
   void refresh_available();
+  // The process starts again: a new incarnation without sessions.
+  void restart_member(std::size_t m);
+  void refresh_endpoints();
   void trim_log();
   void builtin_write();
 
@@ -197,6 +230,14 @@ class Database : public Component {
   std::optional<std::size_t> candidate_;
   bool awaiting_candidate_ = false;
   std::vector<FailoverRecord> failovers_;
+
+  ServiceTimeDistribution query_time_;
+  // Per zone, created on first use: the front and one server view per member.
+  std::vector<std::unique_ptr<DatabaseFrontEndpoint>> fronts_;
+  std::vector<std::unique_ptr<DatabaseServerEndpoint>> servers_;  // [zone * members + member]
+  std::uint32_t peak_connections_ = 0;
+  std::uint64_t refused_connections_ = 0;
+  CounterId c_refused_connections_;
 
   std::uint64_t commits_ = 0, failed_writes_ = 0;
   std::optional<WindowedMetrics> metrics_;

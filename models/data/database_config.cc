@@ -35,6 +35,10 @@ std::vector<ConfigProblem> DatabaseConfig::validate() const {
   if (link_share.value <= 0 || link_share.value > 1) out.push_back({"linkShare", "must be in (0%, 100%]"});
   if (health_check_interval <= Duration::zero()) out.push_back({"healthCheckInterval", "must be positive"});
   if (failure_threshold == 0) out.push_back({"failureThreshold", "must be positive"});
+  if (max_connections == 0) out.push_back({"maxConnections", "must be positive"});
+  if (query_time) {
+    for (ConfigProblem& p : query_time->validate()) out.push_back({"queryTime." + p.field, p.message});
+  }
   return out;
 }
 

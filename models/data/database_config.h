@@ -16,6 +16,8 @@
 //   applyTime 1ms            an assumption: relay-log write + apply of one
 //                            small transaction on the replica
 //   writeSize 1KiB           an assumption: one OLTP transaction's binlog/WAL
+//   maxConnections 151       MySQL max_connections default (PostgreSQL: 100)
+//   queryTime 1ms constant   an assumption: one indexed OLTP statement
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "models/config_problem.h"
+#include "models/service/service_time.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"
@@ -71,6 +74,11 @@ struct DatabaseConfig {
   Rate write_rate{0};
   ByteSize write_size{1024};
 
+  // What clients' connection pools meet (database_endpoint.h): sessions per
+  // server, and the server-side time of one query.
+  std::uint32_t max_connections = 151;
+  std::optional<ServiceTimeConfig> query_time;  // absent: constant 1 ms
+
   // Failover.
   std::string failover = "automatic";  // automatic | manual (waits for database:failover)
   Duration health_check_interval = std::chrono::seconds(10);
@@ -111,6 +119,12 @@ struct DatabaseConfig {
               kPositive | kAtMostOne),
         field("writeRate", &DatabaseConfig::write_rate, "Built-in writer: writes per second (0: none).", kNonNegative),
         field("writeSize", &DatabaseConfig::write_size, "Bytes replicated per write.", kPositive),
+        field("maxConnections", &DatabaseConfig::max_connections,
+              "Client sessions each server accepts; a pool's connect beyond it fails with \"Too many "
+              "connections\" (MySQL max_connections, 151).",
+              kPositive),
+        field("queryTime", &DatabaseConfig::query_time,
+              "Server-side time of one client query (default: constant 1 ms)."),
         field("failover", &DatabaseConfig::failover,
               "automatic (promote once the failure is detected) or manual (wait for a database:failover "
               "action)."),

@@ -45,7 +45,7 @@ bool TestEndpoint::open_connection() {
   return true;
 }
 
-void TestEndpoint::close_connection() {
+void TestEndpoint::close_connection(std::uint64_t) {
   if (open_ > 0) --open_;
 }
 

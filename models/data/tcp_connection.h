@@ -41,8 +41,16 @@ const char* to_string(PeerState state);
 
 // What the pool sees of a database. The pool calls it at the times it
 // touches a connection; implementations answer for the current sim time.
+//
+// An endpoint may be a name in front of several servers (a DNS name, a
+// proxy): resolve() gives the server a connection opened now reaches, and
+// the connection keeps talking to that server for its whole life, whatever
+// the name resolves to later. That is what leaves pooled connections stuck
+// on a failed primary after the endpoint moved on (domain.md section 5).
 class PoolEndpoint {
  public:
+  // The server a new connection reaches now; a plain server is itself.
+  virtual PoolEndpoint& resolve() { return *this; }
   virtual const std::string& endpoint_name() const = 0;
   virtual PeerState peer_state() const = 0;
   // When peer_state() last changed, or the server restarted.
@@ -54,9 +62,11 @@ class PoolEndpoint {
   // Server-side time of one query.
   virtual Duration query_time(RngStream& rng) = 0;
   // A connection is being opened; false refuses it (max_connections reached:
-  // "Too many connections"). Every accepted one is closed exactly once.
+  // "Too many connections"). Every accepted one is closed exactly once, with
+  // the incarnation it was opened in (a restarted server has forgotten the
+  // connections of its earlier incarnations).
   virtual bool open_connection() = 0;
-  virtual void close_connection() = 0;
+  virtual void close_connection(std::uint64_t incarnation) = 0;
 
  protected:
   ~PoolEndpoint() = default;
@@ -91,7 +101,7 @@ class TestEndpoint final : public PoolEndpoint {
   Duration round_trip(std::uint32_t) const override { return rtt_; }
   Duration query_time(RngStream&) override { return query_; }
   bool open_connection() override;
-  void close_connection() override;
+  void close_connection(std::uint64_t incarnation) override;
 
  private:
   std::string name_;

@@ -22,8 +22,9 @@ class PoolHost : public Component, public QueryClient {
     QueryResult result;
   };
 
-  PoolHost(PoolConfig config, PoolEndpoint& endpoint, std::size_t pools = 1)
-      : Component("host"), config_(std::move(config)), endpoint_(endpoint), pool_count_(pools) {}
+  // zone: the topology zone of the pods (for the endpoint's round trip).
+  PoolHost(PoolConfig config, PoolEndpoint& endpoint, std::size_t pools = 1, std::uint32_t zone = 0)
+      : Component("host"), config_(std::move(config)), endpoint_(endpoint), pool_count_(pools), zone_(zone) {}
 
   ConnectionPool& pool(std::size_t i = 0) { return *pools_[i]; }
   WindowedMetrics& metrics() { return *metrics_; }
@@ -51,7 +52,7 @@ class PoolHost : public Component, public QueryClient {
       const std::string pod = "api-a-" + std::to_string(i);
       pool_metrics_.push_back(
           std::make_unique<PoolMetrics>(*metrics_, Labels{{"service", "api"}, {"zone", "a"}, {"pod", pod}}));
-      pools_.push_back(std::make_unique<ConnectionPool>(sim(), id(), pod + "/pool", config_, endpoint_, 0,
+      pools_.push_back(std::make_unique<ConnectionPool>(sim(), id(), pod + "/pool", config_, endpoint_, zone_,
                                                         pool_metrics_.back().get()));
     }
   }
@@ -64,6 +65,7 @@ class PoolHost : public Component, public QueryClient {
   PoolConfig config_;
   PoolEndpoint& endpoint_;
   std::size_t pool_count_;
+  std::uint32_t zone_;
   std::optional<WindowedMetrics> metrics_;
   std::vector<std::unique_ptr<PoolMetrics>> pool_metrics_;
   std::vector<std::unique_ptr<ConnectionPool>> pools_;
