@@ -76,7 +76,6 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     }
     return nullptr;
   };
-  for (Service* s : services) s->connect_calls(find_service);
   std::vector<ClientPopulation*> populations;
   for (const ClientPopulationConfig& config : spec.load) {
     Service* target = nullptr;
@@ -107,6 +106,14 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   for (const DatabaseConfig& config : spec.topology.config.databases) {
     databases.push_back(&sim->add<Database>(config, domains, spec.metrics_window));
   }
+  // Calls resolve once every service and database exists.
+  const auto find_database = [&databases](std::string_view name, ZoneIndex from) -> PoolEndpoint* {
+    for (Database* d : databases) {
+      if (d->config().name == name) return &d->client_endpoint(from);
+    }
+    return nullptr;
+  };
+  for (Service* s : services) s->connect_calls(find_service, find_database);
   register_database_actions(timeline, databases);
   for (const RaftConfig& config : spec.topology.config.consensus_groups) {
     sim->add<RaftGroup>(config, domains, spec.metrics_window);

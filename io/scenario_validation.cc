@@ -209,6 +209,7 @@ void check_calls(const std::vector<ServiceConfig>& services, const NameTable& na
   for (std::size_t i = 0; i < services.size(); ++i) index.emplace(services[i].name, i);
   for (std::size_t i = 0; i < services.size(); ++i) {
     for (std::size_t j = 0; j < services[i].calls.size(); ++j) {
+      if (services[i].calls[j].service.empty()) continue;  // a database call (checked with the databases)
       names.check_reference(services[i].calls[j].service, indexed(indexed(root, i) + ".calls", j) + ".service", out);
     }
   }
@@ -338,6 +339,13 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     zones.check_reference(d.primary_zone, p + ".primaryZone", out);
     for (std::size_t j = 0; j < d.replicas.size(); ++j)
       zones.check_reference(d.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
+  }
+  for (std::size_t i = 0; i < spec.topology.config.services.size(); ++i) {
+    const auto& calls = spec.topology.config.services[i].calls;
+    for (std::size_t j = 0; j < calls.size(); ++j) {
+      if (calls[j].database.empty()) continue;
+      databases.check_reference(calls[j].database, indexed(indexed(root, i) + ".calls", j) + ".database", out);
+    }
   }
   for (std::size_t i = 0; i < spec.topology.config.consensus_groups.size(); ++i) {
     const RaftConfig& g = spec.topology.config.consensus_groups[i];

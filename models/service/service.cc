@@ -84,6 +84,7 @@ inline void Service::change_pod(std::size_t p, Change&& change) {
 
 void Service::retire_pod(std::size_t p) {
   change_pod(p, [](Pod& gone) { gone.present = false; });
+  sync_pools(p);
   // Out of the zone's list, so that balancing never walks pods long gone
   // (a control plane churns through many in a long run).
   Zone& zone = zones_[pods_[p].zone];
@@ -121,7 +122,10 @@ void Service::remove_pod(std::size_t p) {
   update_gauges(pod.zone);
 }
 
-void Service::restart_pod(std::size_t p) { pods_.at(p).crashed = false; }
+void Service::restart_pod(std::size_t p) {
+  pods_.at(p).crashed = false;
+  sync_pools(p);
+}
 
 void Service::kill_pod(std::size_t p) {
   Pod& pod = pods_.at(p);
@@ -151,6 +155,7 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   zones_[z].pods.push_back(p);
   if (record_pod_series_ && attached()) declare_pod_series(pods_[p]);
   count_pod(pods_[p], +1);
+  sync_pools(p);
   return p;
 }
 
@@ -169,6 +174,13 @@ void Service::attach() {
     z.cpu_cores = recorder().series("service.cpu_cores", labels);
     z.cpu_utilization = recorder().series("service.cpu_utilization", labels);
   }
+  for (DatabaseUse& use : database_uses_) {
+    use.metrics.clear();
+    for (const Zone& z : zones_) {
+      use.metrics.push_back(std::make_unique<PoolMetrics>(
+          *metrics_, Labels{{"service", config_.name}, {"zone", z.name}, {"database", use.name}}));
+    }
+  }
   if (record_pod_series_) {
     for (Pod& pod : pods_) declare_pod_series(pod);
   }
@@ -177,6 +189,7 @@ void Service::attach() {
 
 void Service::start() {
   if (domains_ != nullptr) on_topology_change();
+  for (std::size_t p = 0; p < pods_.size(); ++p) sync_pools(p);
   for (std::size_t z = 0; z < zones_.size(); ++z) update_gauges(z);
   usage_mark_ns_ = to_ns(now());
   // The usage series are written once per window boundary, in step with the
@@ -318,6 +331,7 @@ std::uint32_t Service::kill_pods(std::size_t z, std::uint32_t n) {
       // stays. The endpoints still list it until its readiness probe fails,
       // so what reaches it meanwhile is refused; the kubelet restarts it.
       pods_[p].crashed = true;
+      sync_pools(p);
     } else {
       retire_pod(p);
     }
@@ -547,19 +561,27 @@ void Service::begin_service(std::size_t p, Job job) {
   s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
 }
 
-void Service::connect_calls(const std::function<Service*(std::string_view)>& find_service) {
+void Service::connect_calls(const std::function<Service*(std::string_view)>& find_service,
+                            const FindDatabase& find_database) {
   call_steps_.clear();
   call_edges_.clear();
+  database_uses_.clear();
   bool previous_parallel = false;
   for (std::uint32_t edge = 0; edge < config_.calls.size(); ++edge) {
     const CallConfig& call = config_.calls[edge];
-    Service* callee = find_service(call.service);
-    if (callee == nullptr) {
-      throw SimulationError("service \"" + config_.name + "\" calls unknown service \"" + call.service + "\"");
+    Service* callee = nullptr;
+    std::uint32_t database = kNoCall;
+    if (!call.database.empty()) {
+      database = connect_database(call, find_database);
+    } else {
+      callee = find_service(call.service);
+      if (callee == nullptr) {
+        throw SimulationError("service \"" + config_.name + "\" calls unknown service \"" + call.service + "\"");
+      }
     }
     call_edges_.push_back(CallEdge{RetryPolicy(call.retry),
                                    call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
-                                   call.timeout});
+                                   call.timeout, database, call.queries});
     if (call.parallel) {
       if (!previous_parallel) call_steps_.emplace_back();
       for (std::uint32_t i = 0; i < call.count; ++i) call_steps_.back().push_back({callee, edge});
@@ -568,6 +590,57 @@ void Service::connect_calls(const std::function<Service*(std::string_view)>& fin
     }
     previous_parallel = call.parallel;
   }
+}
+
+std::uint32_t Service::connect_database(const CallConfig& call, const FindDatabase& find_database) {
+  for (std::uint32_t u = 0; u < database_uses_.size(); ++u) {
+    if (database_uses_[u].name != call.database) continue;
+    if (call.pool) database_uses_[u].pool = *call.pool;
+    return u;
+  }
+  DatabaseUse use;
+  use.name = call.database;
+  if (call.pool) use.pool = *call.pool;
+  for (const Zone& zone : zones_) {
+    if (!zone.topology_zone || !find_database) {
+      throw SimulationError("service \"" + config_.name + "\" queries database \"" + call.database +
+                            "\" from zone \"" + zone.name + "\", which is not in the topology");
+    }
+    PoolEndpoint* endpoint = find_database(call.database, *zone.topology_zone);
+    if (endpoint == nullptr) {
+      throw SimulationError("service \"" + config_.name + "\" queries unknown database \"" + call.database + "\"");
+    }
+    use.endpoint.push_back(endpoint);
+  }
+  database_uses_.push_back(std::move(use));
+  return static_cast<std::uint32_t>(database_uses_.size() - 1);
+}
+
+const ConnectionPool* Service::pod_pool(std::size_t pod, std::size_t database) const {
+  const Pod& p = pods_.at(pod);
+  if (!p.pools_open || database >= p.pools.size()) return nullptr;
+  return p.pools[database].get();
+}
+
+void Service::sync_pools(std::size_t p) {
+  if (database_uses_.empty() || !attached()) return;
+  Pod& pod = pods_[p];
+  const bool run = pod.running() && !pod.crashed;
+  if (run == pod.pools_open) return;
+  pod.pools_open = run;
+  if (!run) {
+    for (auto& pool : pod.pools) pool->shutdown();  // the process is gone: its sessions with it
+    return;
+  }
+  if (pod.pools.empty()) {
+    const Zone& zone = zones_[pod.zone];
+    for (DatabaseUse& use : database_uses_) {
+      pod.pools.push_back(std::make_unique<ConnectionPool>(sim(), id(), pod.name + "/" + use.name, use.pool,
+                                                           *use.endpoint[pod.zone], *zone.topology_zone,
+                                                           use.metrics[pod.zone].get()));
+    }
+  }
+  for (auto& pool : pod.pools) pool->start();
 }
 
 void Service::work_done(std::size_t p, std::size_t slot) {
@@ -657,12 +730,41 @@ void Service::send_attempt(std::uint32_t c) {
       attempt_failed(c, AttemptFailure::kTimeout);
     });
   }
+  if (r.callee == nullptr) {
+    // A database call: the pod's pool borrows, queries and reports back
+    // (never from inside execute). The pod runs: it holds this call's job.
+    pods_[r.pod].pools[e.database]->execute(*this, token, e.queries);
+    return;
+  }
   const Job call{this, token, now()};
   Service* callee = r.callee;
   if (const auto failure = callee->submit(call, zones_[pods_[r.pod].zone].topology_zone)) on_served(token, *failure);
 }
 
-void Service::on_served(std::uint64_t token, ServeOutcome outcome) {
+void Service::on_served(std::uint64_t token, ServeOutcome outcome) { answer_call(token, attempt_failure(outcome)); }
+
+void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
+  std::optional<AttemptFailure> failure;
+  if (result.outcome == QueryOutcome::kPoolTimeout) {
+    failure = AttemptFailure::kTimeout;  // SQLTransientConnectionException after connectionTimeout
+  } else if (result.outcome == QueryOutcome::kConnectionError) {
+    switch (result.error) {
+      case TcpError::kConnectRefused:
+      case TcpError::kReset:
+        failure = AttemptFailure::kRefused;
+        break;
+      case TcpError::kTooManyConnections:
+        failure = AttemptFailure::kRejected;
+        break;
+      default:
+        failure = AttemptFailure::kTimeout;  // socket, retransmission, keepalive or connect timeouts
+        break;
+    }
+  }
+  answer_call(token, failure);
+}
+
+void Service::answer_call(std::uint64_t token, std::optional<AttemptFailure> failure) {
   const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
   const auto generation = static_cast<std::uint32_t>(token >> 32);
   if (c >= call_records_.size()) return;
@@ -671,7 +773,6 @@ void Service::on_served(std::uint64_t token, ServeOutcome outcome) {
   r.attempt_outstanding = false;
   cancel(r.attempt_timer);
   r.attempt_timer = EventId{};
-  const auto failure = attempt_failure(outcome);
   if (!failure) {
     call_done(c, true);
     return;
@@ -788,6 +889,7 @@ void Service::on_topology_change() {
     const bool up = !zone.topology_zone || domains_->zone_up(*zone.topology_zone);
     if (up == pod.up) continue;
     change_pod(p, [up](Pod& changed) { changed.up = up; });
+    sync_pools(p);
     if (up || !pod.present) continue;
     // The pod's zone failed: its queue and the jobs in service are gone. A
     // black hole tells nobody; a refusal resets every connection at once. A

@@ -25,12 +25,14 @@
 // multiply; the window series are their differences, taken once per window.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "models/data/connection_pool.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service_config.h"
@@ -43,7 +45,7 @@
 
 namespace drsim {
 
-class Service : public Component, public JobOwner {
+class Service : public Component, public JobOwner, public QueryClient {
  public:
   // `domains` may be null for a service outside any topology (unit tests):
   // its zones are then named by the config alone and never fail.
@@ -84,11 +86,21 @@ class Service : public Component, public JobOwner {
   // Pods that take new work (present, not terminating), whether or not their zone is up.
   std::uint32_t pods(std::size_t zone) const;
 
-  // Resolves the services named in config().calls; the builder calls it once
-  // every service exists. Throws SimulationError for an unknown name.
-  void connect_calls(const std::function<Service*(std::string_view)>& find_service);
+  // The endpoint a pod in a topology zone connects to for a database; null
+  // for an unknown database.
+  using FindDatabase = std::function<PoolEndpoint*(std::string_view database, ZoneIndex from)>;
+  // Resolves the services and databases named in config().calls; the builder
+  // calls it once every service and database exists. Throws SimulationError
+  // for an unknown name, or a database call from a zone outside the topology.
+  void connect_calls(const std::function<Service*(std::string_view)>& find_service,
+                     const FindDatabase& find_database = {});
   // Answers to this service's own calls.
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
+  // Answers to its database calls (from the pods' connection pools).
+  void on_query_done(std::uint64_t token, const QueryResult& result) override;
+  // A pod's pool towards the n-th database its calls name (in order of first
+  // mention); null while the pod is not running.
+  const ConnectionPool* pod_pool(std::size_t pod, std::size_t database) const;
 
   std::uint32_t busy_workers(std::size_t zone) const;
   std::size_t queued(std::size_t zone) const;
@@ -191,6 +203,10 @@ class Service : public Component, public JobOwner {
     bool present_at_mark = false;
     bool has_series = false;
     SeriesId utilization_series, cpu_series;
+    // One per database the calls name (DatabaseUse), created when the pod
+    // first runs; open while it runs (see sync_pools).
+    std::vector<std::unique_ptr<ConnectionPool>> pools;
+    bool pools_open = false;
   };
   struct Zone {
     std::string name;
@@ -266,7 +282,7 @@ class Service : public Component, public JobOwner {
   struct CallRecord {
     std::uint32_t pod = 0, slot = 0;
     std::uint32_t edge = 0;  // index in config().calls
-    Service* callee = nullptr;
+    Service* callee = nullptr;  // null: a database call (CallEdge::database)
     std::uint32_t generation = 0;
     std::uint32_t attempt = 0;
     bool attempt_outstanding = false;
@@ -279,7 +295,24 @@ class Service : public Component, public JobOwner {
     RetryPolicy retry;
     std::optional<RetryBudget> budget;
     std::optional<Duration> timeout;
+    std::uint32_t database = kNoCall;  // database calls: index in database_uses_
+    std::uint32_t queries = 1;
   };
+  // A database the calls name: the pods' pool settings towards it, and its
+  // endpoint from each of the service's zones.
+  struct DatabaseUse {
+    std::string name;
+    PoolConfig pool;
+    std::vector<PoolEndpoint*> endpoint;              // per service zone
+    std::vector<std::unique_ptr<PoolMetrics>> metrics;  // per service zone, from attach
+  };
+  // Opens the pod's pools while it runs (zone up, present, not crashed) and
+  // closes them when it stops; creates them on first need.
+  void sync_pools(std::size_t pod);
+  // The DatabaseUse of a database call (found or added); its endpoints.
+  std::uint32_t connect_database(const CallConfig& call, const FindDatabase& find_database);
+  // The answer to a call attempt: nullopt for a success.
+  void answer_call(std::uint64_t token, std::optional<AttemptFailure> failure);
   std::uint32_t new_call(std::size_t pod, std::size_t slot, std::uint32_t edge, Service* callee);
   void send_attempt(std::uint32_t call);
   void attempt_failed(std::uint32_t call, AttemptFailure failure);
@@ -309,6 +342,7 @@ class Service : public Component, public JobOwner {
   };
   std::vector<std::vector<StepCall>> call_steps_;
   std::vector<CallEdge> call_edges_;
+  std::vector<DatabaseUse> database_uses_;
   std::vector<CallRecord> call_records_;
   std::uint32_t free_call_ = kNoCall;
   std::optional<WindowedMetrics> metrics_;

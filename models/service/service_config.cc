@@ -22,9 +22,29 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});
   }
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (calls[i].count == 0) problems.push_back({"calls[" + std::to_string(i) + "].count", "must be at least 1"});
-    if (calls[i].service == name) {
-      problems.push_back({"calls[" + std::to_string(i) + "].service", "a service cannot call itself"});
+    const CallConfig& call = calls[i];
+    const std::string at = "calls[" + std::to_string(i) + "]";
+    if (call.count == 0) problems.push_back({at + ".count", "must be at least 1"});
+    if (call.service.empty() == call.database.empty()) {
+      problems.push_back({at, call.service.empty() ? "needs service or database"
+                                                   : "gives both service and database: a call goes to one"});
+    }
+    if (!call.service.empty() && call.service == name) {
+      problems.push_back({at + ".service", "a service cannot call itself"});
+    }
+    if (!call.service.empty() && call.pool) problems.push_back({at + ".pool", "applies to database calls only"});
+    if (!call.service.empty() && call.queries != 1) {
+      problems.push_back({at + ".queries", "applies to database calls only"});
+    }
+    if (call.queries == 0) problems.push_back({at + ".queries", "must be at least 1"});
+    if (call.pool) {
+      for (ConfigProblem p : call.pool->validate()) problems.push_back({at + ".pool." + p.field, p.message});
+      for (std::size_t j = 0; j < i; ++j) {
+        if (calls[j].pool && calls[j].database == call.database) {
+          problems.push_back({at + ".pool", "calls[" + std::to_string(j) + "] already sets the pool towards \"" +
+                                                call.database + "\": calls to one database share the pod's pool"});
+        }
+      }
     }
   }
   for (ConfigProblem p : service_time.validate()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/config_problem.h"
+#include "models/data/pool_config.h"
 #include "models/service/service_time.h"
 #include "models/traffic/retry_policy.h"
 #include "sim/fields.h"
@@ -37,16 +38,27 @@ struct ReplicasConfig {
 // together. A sequential call with count N is N calls one after another; a
 // parallel one is N at once.
 struct CallConfig {
+  // One of the two: a service called over the network, or a database
+  // queried through the pod's connection pool towards it.
   std::string service;
   std::uint32_t count = 1;
   bool parallel = false;
   std::optional<Duration> timeout;  // none: the worker waits as long as it takes
   RetryPolicyConfig retry;
+  std::string database;
+  // database calls: queries run one after another on one borrowed connection.
+  std::uint32_t queries = 1;
+  // database calls: the pod's pool towards that database (one pool per pod
+  // and database; HikariCP's defaults when absent). Calls to the same
+  // database share the pool, so at most one of them sets it.
+  std::optional<PoolConfig> pool;
 
   static constexpr std::string_view kTypeName = "Call";
   static constexpr auto fields() {
     return std::tuple{
-        field("service", &CallConfig::service, "The service called.", kRequired),
+        field("service", &CallConfig::service, "The service called (or give database)."),
+        field("database", &CallConfig::database,
+              "A database (topology databases) queried through the pod's connection pool (or give service)."),
         field("count", &CallConfig::count, "Calls per request.", kPositive),
         field("parallel", &CallConfig::parallel,
               "Start together with the neighbouring calls that are also parallel, and wait for all of them."),
@@ -55,6 +67,11 @@ struct CallConfig {
               "dependency (absent: the worker waits as long as it takes).",
               kPositive),
         field("retry", &CallConfig::retry, "How a failed call is retried (default: it is not)."),
+        field("queries", &CallConfig::queries,
+              "database calls: queries run one after another on one borrowed connection.", kPositive),
+        field("pool", &CallConfig::pool,
+              "database calls: each pod's connection pool towards the database (HikariCP 5.1.0 semantics and "
+              "defaults). Calls to one database share the pod's pool: set it on one of them."),
     };
   }
 };

@@ -137,6 +137,12 @@ const BadCase kBadCases[] = {
     {"call_unknown_service",
      "tests/data/scenarios/bad/call_unknown_service.yaml:15:27: spec.topology.services[0].calls[0].service: "
      "unknown service \"dbb\", did you mean \"db\"? (services: front, db)"},
+    {"call_unknown_database",
+     "tests/data/scenarios/bad/call_unknown_database.yaml:15:28: spec.topology.services[0].calls[0].database: "
+     "unknown database \"order\", did you mean \"orders\"? (databases: orders)"},
+    {"call_service_and_database",
+     "tests/data/scenarios/bad/call_service_and_database.yaml:15:17: spec.topology.services[0].calls[0]: gives "
+     "both service and database: a call goes to one"},
     {"kube_hpa_unknown_target",
      "tests/data/scenarios/bad/kube_hpa_unknown_target.yaml:24:17: spec.kubernetes.hpas[0].target: \"payment\" is "
      "not a deployment's service: an HPA scales a deployment of spec.kubernetes.deployments"},
