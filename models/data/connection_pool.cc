@@ -30,6 +30,8 @@ const char* to_string(QueryOutcome outcome) {
       return "pool-timeout";
     case QueryOutcome::kConnectionError:
       return "connection-error";
+    case QueryOutcome::kServerError:
+      return "server-error";
   }
   return "?";
 }
@@ -100,8 +102,9 @@ void ConnectionPool::shutdown() {
 
 // ---------------------------------------------------------------- borrowing
 
-void ConnectionPool::execute(QueryClient& client, std::uint64_t token, std::uint32_t queries) {
-  const Borrower b{&client, token, now(), SimTime{}, std::max<std::uint32_t>(queries, 1)};
+void ConnectionPool::execute(QueryClient& client, std::uint64_t token, std::uint32_t queries, std::uint32_t writes) {
+  queries = std::max<std::uint32_t>(queries, 1);
+  const Borrower b{&client, token, now(), SimTime{}, queries, std::min(writes, queries)};
   // Idle connections exist only while nobody waits (a return hands off first).
   if (waiters_size_ == 0 && try_take(b)) return;
   enqueue_back(b);
@@ -234,11 +237,62 @@ void ConnectionPool::start_query(std::uint32_t index) {
   Conn& c = conns_[index];
   c.step = Step::kQuery;
   c.sent = now();
+  c.server_error = false;
   const Duration server = c.peer->query_time(rng_);
   const TcpResult r = c.tcp.exchange(config_.tcp, *c.peer, now(), rtt(*c.peer), server, config_.socket_timeout);
   c.pending_error = r.error;
   const std::uint32_t generation = c.generation;
+  if (r.ok() && c.borrower.queries <= c.borrower.writes) {
+    // A write: it commits when it reaches the server, half a round trip on.
+    const Duration answer = r.after;
+    c.step_event = after(rtt(*c.peer) / 2, "pool.write_arrives",
+                         [this, index, generation, answer] { write_arrives(index, generation, answer); });
+    return;
+  }
   c.step_event = after(r.after, "pool.query", [this, index, generation] { on_step(index, generation); });
+}
+
+void ConnectionPool::write_arrives(std::uint32_t index, std::uint32_t generation, Duration answer) {
+  Conn& c = conns_[index];
+  if (c.generation != generation || c.step != Step::kQuery) return;
+  const SimTime sent = c.sent;
+  auto answer_at = [this, index, generation](SimTime t) {
+    conns_[index].step_event = at(t, "pool.query", [this, index, generation] { on_step(index, generation); });
+  };
+  // A peer gone since the send never sees it; on_step's recheck says how the
+  // exchange ends.
+  if (c.peer->peer_state() != PeerState::kUp) {
+    answer_at(sent + answer);
+    return;
+  }
+  const auto written = c.peer->write([this, index, generation, sent](bool committed) {
+    Conn& w = conns_[index];
+    // Still this query on this connection (not timed out, not closed)?
+    if (w.generation != generation || w.step != Step::kQuery || w.sent != sent) return;
+    w.server_error = !committed;
+    w.pending_error = TcpError::kNone;
+    cancel(w.step_event);
+    // The answer leaves the server now and takes one way back.
+    w.step_event = at(now() + rtt(*w.peer) / 2, "pool.commit", [this, index, generation] { on_step(index, generation); });
+  });
+  switch (written) {
+    case PoolEndpoint::WriteAnswer::kCommitted:
+      answer_at(sent + answer);
+      return;
+    case PoolEndpoint::WriteAnswer::kFailed:
+      c.server_error = true;
+      answer_at(sent + answer);
+      return;
+    case PoolEndpoint::WriteAnswer::kPending:
+      // The server holds the answer until the commit; the connection itself
+      // is fine, so only the driver's read timeout ends the wait.
+      c.step_event = {};
+      if (config_.socket_timeout > Duration::zero()) {
+        c.pending_error = TcpError::kSocketTimeout;
+        answer_at(sent + std::max(answer, config_.socket_timeout));
+      }
+      return;
+  }
 }
 
 void ConnectionPool::on_step(std::uint32_t index, std::uint32_t generation) {
@@ -279,6 +333,14 @@ void ConnectionPool::on_step(std::uint32_t index, std::uint32_t generation) {
     }
     case Step::kQuery: {
       if (metrics_ != nullptr) metrics_->metrics().add(metrics_->queries, now());
+      if (error == TcpError::kNone && c.server_error) {
+        // An error answer: the connection is sound and goes back to the pool.
+        const Borrower b = c.borrower;
+        if (metrics_ != nullptr) metrics_->metrics().add(metrics_->query_failures, now());
+        release(index);
+        report(b, {QueryOutcome::kServerError, TcpError::kNone, b.got - b.since, {}});
+        return;
+      }
       if (error == TcpError::kNone) {
         if (--c.borrower.queries > 0) {
           start_query(index);

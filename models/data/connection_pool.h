@@ -56,6 +56,7 @@ enum class QueryOutcome : std::uint8_t {
   kOk,
   kPoolTimeout,      // no connection within connectionTimeout
   kConnectionError,  // the query failed on its connection (see QueryResult::error)
+  kServerError,      // the server answered with an error (a write without a writable primary)
 };
 const char* to_string(QueryOutcome outcome);
 
@@ -115,8 +116,9 @@ class ConnectionPool {
   // (the pod is gone). Borrowers are not told.
   void shutdown();
 
-  // Borrow, run `queries` queries (>= 1), return; report to client once.
-  void execute(QueryClient& client, std::uint64_t token, std::uint32_t queries = 1);
+  // Borrow, run `queries` queries (>= 1) of which the last `writes` are
+  // writes (PoolEndpoint::write), return; report to client once.
+  void execute(QueryClient& client, std::uint64_t token, std::uint32_t queries = 1, std::uint32_t writes = 0);
 
   const PoolConfig& config() const { return config_; }
   const std::string& name() const { return name_; }
@@ -140,6 +142,7 @@ class ConnectionPool {
     SimTime since{};            // execute() time: the connectionTimeout deadline is since + timeout
     SimTime got{};              // when it had a usable connection
     std::uint32_t queries = 1;  // left to run
+    std::uint32_t writes = 0;   // the last `writes` of them are writes
   };
   enum class State : std::uint8_t { kFree, kIdle, kInUse, kReserved };
   enum class Step : std::uint8_t { kNone, kValidate, kQuery, kKeepalive };
@@ -147,6 +150,7 @@ class ConnectionPool {
     State state = State::kFree;
     Step step = Step::kNone;
     bool evicted = false;
+    bool server_error = false;  // the query under way gets an error answer from the server
     TcpError pending_error = TcpError::kNone;  // outcome computed for the step under way
     std::uint32_t generation = 0;
     TcpConnection tcp;
@@ -171,6 +175,10 @@ class ConnectionPool {
   // ---- steps on a connection
   void start_validation(std::uint32_t index, Step step);
   void start_query(std::uint32_t index);
+  // A write reaches the server and commits (or fails, or waits for replicas:
+  // then the answer goes back once the commit is done, or the driver's read
+  // timeout ends the wait). `answer`: when a plain query's answer would be due.
+  void write_arrives(std::uint32_t index, std::uint32_t generation, Duration answer);
   void on_step(std::uint32_t index, std::uint32_t generation);
   void release(std::uint32_t index);  // requite: hand off or idle
   // ---- connection life

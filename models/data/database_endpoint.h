@@ -46,6 +46,8 @@ class DatabaseServerEndpoint final : public PoolEndpoint {
   Duration query_time(RngStream& rng) override;
   bool open_connection() override;
   void close_connection(std::uint64_t incarnation) override;
+  // A client's write (the database's writeSize) on this member.
+  WriteAnswer write(std::function<void(bool committed)> done) override;
 
  private:
   Database& db_;
@@ -70,6 +72,7 @@ class DatabaseFrontEndpoint final : public PoolEndpoint {
   Duration query_time(RngStream& rng) override { return resolve().query_time(rng); }
   bool open_connection() override { return resolve().open_connection(); }
   void close_connection(std::uint64_t incarnation) override { resolve().close_connection(incarnation); }
+  WriteAnswer write(std::function<void(bool committed)> done) override { return resolve().write(std::move(done)); }
 
  private:
   const PoolEndpoint& current() const;

@@ -24,6 +24,7 @@
 //    after the first probe following the failure); a later use then fails at
 //    once. Only the endpoint's current failure episode is considered.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "models/data/tcp_config.h"
@@ -67,6 +68,15 @@ class PoolEndpoint {
   // connections of its earlier incarnations).
   virtual bool open_connection() = 0;
   virtual void close_connection(std::uint64_t incarnation) = 0;
+  // A write statement reaches the server now. kCommitted: it answers after
+  // query_time as any query; kFailed: it answers with an error (no writable
+  // primary); kPending: it answers once `done` runs (true: committed; false:
+  // discarded, an error), as a semi-synchronous or synchronous commit does.
+  enum class WriteAnswer : std::uint8_t { kCommitted, kFailed, kPending };
+  virtual WriteAnswer write(std::function<void(bool committed)> done) {
+    (void)done;
+    return WriteAnswer::kCommitted;
+  }
 
  protected:
   ~PoolEndpoint() = default;

@@ -581,7 +581,7 @@ void Service::connect_calls(const std::function<Service*(std::string_view)>& fin
     }
     call_edges_.push_back(CallEdge{RetryPolicy(call.retry),
                                    call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
-                                   call.timeout, database, call.queries});
+                                   call.timeout, database, call.queries, call.writes});
     if (call.parallel) {
       if (!previous_parallel) call_steps_.emplace_back();
       for (std::uint32_t i = 0; i < call.count; ++i) call_steps_.back().push_back({callee, edge});
@@ -733,7 +733,7 @@ void Service::send_attempt(std::uint32_t c) {
   if (r.callee == nullptr) {
     // A database call: the pod's pool borrows, queries and reports back
     // (never from inside execute). The pod runs: it holds this call's job.
-    pods_[r.pod].pools[e.database]->execute(*this, token, e.queries);
+    pods_[r.pod].pools[e.database]->execute(*this, token, e.queries, e.writes);
     return;
   }
   const Job call{this, token, now()};
@@ -745,7 +745,9 @@ void Service::on_served(std::uint64_t token, ServeOutcome outcome) { answer_call
 
 void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
   std::optional<AttemptFailure> failure;
-  if (result.outcome == QueryOutcome::kPoolTimeout) {
+  if (result.outcome == QueryOutcome::kServerError) {
+    failure = AttemptFailure::kDependency;  // the database answered with an error (a 5xx of its own)
+  } else if (result.outcome == QueryOutcome::kPoolTimeout) {
     failure = AttemptFailure::kTimeout;  // SQLTransientConnectionException after connectionTimeout
   } else if (result.outcome == QueryOutcome::kConnectionError) {
     switch (result.error) {

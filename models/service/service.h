@@ -297,6 +297,7 @@ class Service : public Component, public JobOwner, public QueryClient {
     std::optional<Duration> timeout;
     std::uint32_t database = kNoCall;  // database calls: index in database_uses_
     std::uint32_t queries = 1;
+    std::uint32_t writes = 0;
   };
   // A database the calls name: the pods' pool settings towards it, and its
   // endpoint from each of the service's zones.

@@ -37,6 +37,12 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
       problems.push_back({at + ".queries", "applies to database calls only"});
     }
     if (call.queries == 0) problems.push_back({at + ".queries", "must be at least 1"});
+    if (call.writes > call.queries) {
+      problems.push_back({at + ".writes", "exceeds queries (" + std::to_string(call.queries) + ")"});
+    }
+    if (!call.service.empty() && call.writes != 0) {
+      problems.push_back({at + ".writes", "applies to database calls only"});
+    }
     if (call.pool) {
       for (ConfigProblem p : call.pool->validate()) problems.push_back({at + ".pool." + p.field, p.message});
       for (std::size_t j = 0; j < i; ++j) {

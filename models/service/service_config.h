@@ -46,8 +46,10 @@ struct CallConfig {
   std::optional<Duration> timeout;  // none: the worker waits as long as it takes
   RetryPolicyConfig retry;
   std::string database;
-  // database calls: queries run one after another on one borrowed connection.
+  // database calls: queries run one after another on one borrowed connection;
+  // the last `writes` of them are writes (they commit on the primary).
   std::uint32_t queries = 1;
+  std::uint32_t writes = 0;
   // database calls: the pod's pool towards that database (one pool per pod
   // and database; HikariCP's defaults when absent). Calls to the same
   // database share the pool, so at most one of them sets it.
@@ -69,6 +71,9 @@ struct CallConfig {
         field("retry", &CallConfig::retry, "How a failed call is retried (default: it is not)."),
         field("queries", &CallConfig::queries,
               "database calls: queries run one after another on one borrowed connection.", kPositive),
+        field("writes", &CallConfig::writes,
+              "database calls: how many of the queries (the last ones) are writes: they commit on the primary "
+              "(and wait for replicas in semi-sync or sync mode), and fail without a writable primary."),
         field("pool", &CallConfig::pool,
               "database calls: each pod's connection pool towards the database (HikariCP 5.1.0 semantics and "
               "defaults). Calls to one database share the pod's pool: set it on one of them."),

@@ -16,10 +16,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Regions north (zone n1, index 0) and east (zone e1, index 1), 28 ms apart.
+// Regions north (zone n1, index 0) and east (zones e1 and e2, indices 1 and
+// 2), 28 ms apart.
 TopologyConfig north_east() {
   TopologyConfig t;
-  t.regions = {RegionConfig{"north", {ZoneConfig{"n1"}}, 1ms}, RegionConfig{"east", {ZoneConfig{"e1"}}, 1ms}};
+  t.regions = {RegionConfig{"north", {ZoneConfig{"n1"}}, 1ms}, RegionConfig{"east", {ZoneConfig{"e1"}, ZoneConfig{"e2"}}, 1ms}};
   LinkConfig l;
   l.name = "north-east";
   l.between = {"north", "east"};
@@ -42,7 +43,7 @@ DatabaseConfig shard() {
   return c;
 }
 
-constexpr ZoneIndex kNorth = 0, kEast = 1;
+constexpr ZoneIndex kNorth = 0, kEast = 1, kEast2 = 2;
 
 struct Rig {
   Simulation sim;
@@ -172,6 +173,69 @@ TEST(DatabaseEndpoint, TheServerRefusesSessionsBeyondMaxConnections) {
   const auto* kpi = rig.sim.recorder().find_kpi("database.peak_connections", {{"database", "uid-shard"}});
   ASSERT_NE(kpi, nullptr);
   EXPECT_EQ(kpi->value, 15);
+}
+
+
+// Writes commit on the primary: every successful write is a commit there.
+TEST(DatabaseEndpoint, ClientWritesCommitOnThePrimary) {
+  Rig rig(PoolConfig{});
+  for (int i = 0; i < 100; ++i) {
+    rig.host.call_at(at(1s + i * 10ms), [&rig, i] { rig.host.pool().execute(rig.host, i, 3, 1); });
+  }
+  rig.sim.run_until(at(10s));
+  rig.sim.finish();
+  ASSERT_EQ(rig.host.heard.size(), 100u);
+  for (const auto& h : rig.host.heard) {
+    ASSERT_EQ(h.result.outcome, QueryOutcome::kOk);
+    // Three queries in sequence, each a round trip (29 ms) + 1 ms at the
+    // server, after the borrow (which validates a connection idle > 500 ms).
+    EXPECT_EQ(h.result.total - h.result.borrow_wait, 3 * 30ms);
+  }
+  EXPECT_EQ(rig.db.commits(), 100u);
+}
+
+// Semi-synchronous: the write's answer waits for the replica's ack. Client
+// in east, primary in north, replica in east: the write reaches north one way
+// on (14.5 ms), ships back to east (14.5 ms + 1 KiB at 10 Gbit/s), applies
+// (1 ms), acks (14.5 ms), and the answer returns (14.5 ms).
+TEST(DatabaseEndpoint, ASemiSyncWriteWaitsForTheReplicasAck) {
+  DatabaseConfig dbc = shard();
+  dbc.replication = "semi-sync";
+  Rig rig(PoolConfig{}, dbc);
+  rig.host.call_at(at(2s), [&rig] { rig.host.pool().execute(rig.host, 1, 1, 1); });
+  rig.host.call_at(at(3s), [&rig] { rig.host.pool().execute(rig.host, 2, 1, 0); });  // a read: no wait
+  rig.sim.run_until(at(5s));
+  rig.sim.finish();
+  ASSERT_EQ(rig.host.heard.size(), 2u);
+  EXPECT_EQ(rig.host.heard[0].result.outcome, QueryOutcome::kOk);
+  const double transmit_ms = 1024 * 8 / 10e9 * 1e3;
+  const auto& write = rig.host.heard[0].result;
+  EXPECT_NEAR(to_seconds(write.total - write.borrow_wait) * 1e3, 4 * 14.5 + 1 + transmit_ms, 0.01);
+  const auto& read = rig.host.heard[1].result;
+  EXPECT_EQ(read.total - read.borrow_wait, 30ms);
+  EXPECT_EQ(rig.db.commits(), 1u);
+}
+
+// A write on a primary whose replica cannot acknowledge (sync, the replica's
+// zone down) gets no answer; the driver's socketTimeout ends the wait (and,
+// as any read timeout, costs the connection).
+TEST(DatabaseEndpoint, ASyncWriteWithoutItsReplicaWaitsForTheSocketTimeout) {
+  DatabaseConfig dbc = shard();
+  dbc.replication = "sync";
+  dbc.sync_acks = 1;
+  dbc.replicas = {DatabaseReplicaConfig{"e2"}};
+  PoolConfig pool;
+  pool.socket_timeout = 3s;
+  Rig rig(pool, dbc);
+  rig.host.call_at(at(2s), [&rig] { rig.domains.fail_zone(kEast2); });
+  rig.host.call_at(at(2s), [&rig] { rig.host.pool().execute(rig.host, 1, 1, 1); });
+  rig.sim.run_until(at(10s));
+  rig.sim.finish();
+  ASSERT_EQ(rig.host.heard.size(), 1u);
+  EXPECT_EQ(rig.host.heard[0].result.error, TcpError::kSocketTimeout);
+  const auto& write = rig.host.heard[0].result;
+  EXPECT_EQ(write.total - write.borrow_wait, 3s);
+  EXPECT_EQ(rig.db.commits(), 0u);
 }
 
 }  // namespace
