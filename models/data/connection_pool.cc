@@ -265,16 +265,8 @@ void ConnectionPool::write_arrives(std::uint32_t index, std::uint32_t generation
     answer_at(sent + answer);
     return;
   }
-  const auto written = c.peer->write([this, index, generation, sent](bool committed) {
-    Conn& w = conns_[index];
-    // Still this query on this connection (not timed out, not closed)?
-    if (w.generation != generation || w.step != Step::kQuery || w.sent != sent) return;
-    w.server_error = !committed;
-    w.pending_error = TcpError::kNone;
-    cancel(w.step_event);
-    // The answer leaves the server now and takes one way back.
-    w.step_event = at(now() + rtt(*w.peer) / 2, "pool.commit", [this, index, generation] { on_step(index, generation); });
-  });
+  const auto written =
+      c.peer->write(CommitNotice{this, (static_cast<std::uint64_t>(generation) << 32) | index});
   switch (written) {
     case PoolEndpoint::WriteAnswer::kCommitted:
       answer_at(sent + answer);
@@ -293,6 +285,22 @@ void ConnectionPool::write_arrives(std::uint32_t index, std::uint32_t generation
       }
       return;
   }
+}
+
+void ConnectionPool::on_commit(std::uint64_t token, bool committed) {
+  const auto index = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
+  const auto generation = static_cast<std::uint32_t>(token >> 32);
+  if (index >= conns_.size()) return;
+  Conn& c = conns_[index];
+  // Still that query? A write waiting for its commit holds its connection
+  // until the commit or an error, and an error closes the connection (a new
+  // generation), so the generation identifies the query.
+  if (c.generation != generation || c.step != Step::kQuery) return;
+  c.server_error = !committed;
+  c.pending_error = TcpError::kNone;
+  cancel(c.step_event);
+  // The answer leaves the server now and takes one way back.
+  c.step_event = at(now() + rtt(*c.peer) / 2, "pool.commit", [this, index, generation] { on_step(index, generation); });
 }
 
 void ConnectionPool::on_step(std::uint32_t index, std::uint32_t generation) {

@@ -100,7 +100,7 @@ class PoolMetrics {
   std::int64_t active_ = 0, idle_ = 0, pending_ = 0, total_ = 0;
 };
 
-class ConnectionPool {
+class ConnectionPool final : private CommitWaiter {
  public:
   // Events are scheduled on `sim` tagged with the host component's id.
   // `zone` is the pod's topology zone (for the endpoint's round trip).
@@ -179,6 +179,8 @@ class ConnectionPool {
   // then the answer goes back once the commit is done, or the driver's read
   // timeout ends the wait). `answer`: when a plain query's answer would be due.
   void write_arrives(std::uint32_t index, std::uint32_t generation, Duration answer);
+  // A waiting write's commit (token: generation << 32 | connection).
+  void on_commit(std::uint64_t token, bool committed) override;
   void on_step(std::uint32_t index, std::uint32_t generation);
   void release(std::uint32_t index);  // requite: hand off or idle
   // ---- connection life

@@ -73,9 +73,9 @@ class Database : public Component {
   ~Database() override;
 
   enum class WriteStatus { kFailed, kCommitted, kPending };
-  // Called once a pending write commits (true) or is discarded unacknowledged
+  // Told once a pending write commits (true) or is discarded unacknowledged
   // by a failover (false).
-  using CommitCallback = std::function<void(bool committed)>;
+  using CommitCallback = CommitNotice;
 
   // A client's write of `bytes`: fails at once when the endpoint leads to no
   // serving primary; commits at once in async mode; otherwise pends until

@@ -34,11 +34,11 @@ void DatabaseServerEndpoint::close_connection(std::uint64_t incarnation) {
   db_.release_connection(member_, incarnation);
 }
 
-PoolEndpoint::WriteAnswer DatabaseServerEndpoint::write(std::function<void(bool committed)> done) {
+PoolEndpoint::WriteAnswer DatabaseServerEndpoint::write(CommitNotice done) {
   // Only the serving primary takes writes; a connection reaches a member in
   // any other role only while it refuses (see Database::member_state).
   if (member_ != db_.primary() || !db_.serving()) return WriteAnswer::kFailed;
-  switch (db_.write(db_.config().write_size.bytes, std::move(done))) {
+  switch (db_.write(db_.config().write_size.bytes, done)) {
     case Database::WriteStatus::kCommitted:
       return WriteAnswer::kCommitted;
     case Database::WriteStatus::kPending:

@@ -47,7 +47,7 @@ class DatabaseServerEndpoint final : public PoolEndpoint {
   bool open_connection() override;
   void close_connection(std::uint64_t incarnation) override;
   // A client's write (the database's writeSize) on this member.
-  WriteAnswer write(std::function<void(bool committed)> done) override;
+  WriteAnswer write(CommitNotice done) override;
 
  private:
   Database& db_;
@@ -72,7 +72,7 @@ class DatabaseFrontEndpoint final : public PoolEndpoint {
   Duration query_time(RngStream& rng) override { return resolve().query_time(rng); }
   bool open_connection() override { return resolve().open_connection(); }
   void close_connection(std::uint64_t incarnation) override { resolve().close_connection(incarnation); }
-  WriteAnswer write(std::function<void(bool committed)> done) override { return resolve().write(std::move(done)); }
+  WriteAnswer write(CommitNotice done) override { return resolve().write(done); }
 
  private:
   const PoolEndpoint& current() const;

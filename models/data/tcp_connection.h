@@ -24,7 +24,6 @@
 //    after the first probe following the failure); a later use then fails at
 //    once. Only the endpoint's current failure episode is considered.
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "models/data/tcp_config.h"
@@ -39,6 +38,26 @@ enum class PeerState : std::uint8_t {
   kBlackholed,  // silent: packets vanish (zone or region lost, partition)
 };
 const char* to_string(PeerState state);
+
+// Hears when a write that had to wait for replicas (semi-sync, sync) commits
+// or is discarded. A plain interface and a token, so that a write costs no
+// allocation.
+class CommitWaiter {
+ public:
+  virtual void on_commit(std::uint64_t token, bool committed) = 0;
+
+ protected:
+  ~CommitWaiter() = default;
+};
+
+struct CommitNotice {
+  CommitWaiter* waiter = nullptr;
+  std::uint64_t token = 0;
+  explicit operator bool() const { return waiter != nullptr; }
+  void operator()(bool committed) const {
+    if (waiter != nullptr) waiter->on_commit(token, committed);
+  }
+};
 
 // What the pool sees of a database. The pool calls it at the times it
 // touches a connection; implementations answer for the current sim time.
@@ -73,7 +92,7 @@ class PoolEndpoint {
   // primary); kPending: it answers once `done` runs (true: committed; false:
   // discarded, an error), as a semi-synchronous or synchronous commit does.
   enum class WriteAnswer : std::uint8_t { kCommitted, kFailed, kPending };
-  virtual WriteAnswer write(std::function<void(bool committed)> done) {
+  virtual WriteAnswer write(CommitNotice done) {
     (void)done;
     return WriteAnswer::kCommitted;
   }
