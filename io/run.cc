@@ -4,6 +4,9 @@
 
 #include "io/result_writer.h"
 #include "models/data/database.h"
+#include "models/data/kafka_consumer_group.h"
+#include "models/data/kafka_producers.h"
+#include "models/data/kafka_topic.h"
 #include "models/data/raft_group.h"
 #include "models/kube/control_plane.h"
 #include "models/metrics/fault_impact.h"
@@ -111,6 +114,16 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   for (const RaftConfig& config : spec.topology.config.consensus_groups) {
     sim->add<RaftGroup>(config, domains, spec.metrics_window);
   }
+  // Kafka-style topics, their consumer groups, and the services that produce to them.
+  std::vector<KafkaTopic*> topics;
+  for (const TopicConfig& config : spec.topology.config.topics) {
+    KafkaTopic& topic = sim->add<KafkaTopic>(config, domains, spec.metrics_window);
+    topics.push_back(&topic);
+    for (const ConsumerGroupConfig& group : config.consumer_groups) {
+      sim->add<KafkaConsumerGroup>(group, topic, domains, spec.metrics_window);
+    }
+  }
+  connect_service_producers(topics, services, domains.topology());
   if (spec.kubernetes) {
     auto& control_plane = sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
     register_kube_actions(timeline, control_plane);

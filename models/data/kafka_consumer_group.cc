@@ -101,9 +101,17 @@ void KafkaConsumerGroup::start() {
     m.state = m.up ? State::kJoined : State::kDead;
   }
   rebalancing_ = true;
-  rebalances_ = 0;
   maybe_complete_rebalance();
-  rebalances_ = 0;  // the initial assignment is not a rebalance
+  // Members were not started in lock-step: each one's first poll comes at a random moment of its first
+  // cycle. (A rebalance, by contrast, does restart them together.)
+  const double cycle = to_seconds(config_.batch_processing_time + config_.fetch_max_wait);
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    Member& m = members_[i];
+    if (m.state != State::kPolling) continue;
+    cancel(m.poll_event);
+    m.poll_event = schedule_after(Duration{static_cast<std::int64_t>(rng().uniform(0, cycle) * 1e9)}, "kafka.poll",
+                                  [this, i] { poll(i); });
+  }
   update_member_gauges();
   sample_lag();
 }

@@ -18,6 +18,8 @@
 //                in steady state, and a record waits between T (it arrived
 //                as a poll began) and 2T (just after one) from being
 //                produced to being processed
+//                Members start out of step: each one's first poll comes at
+//                a random moment within batchProcessingTime + fetchMaxWait
 //   membership   a member whose zone fails stops at once (its batch is lost);
 //                the coordinator removes it sessionTimeout after its last
 //                heartbeat (every heartbeatInterval from t = 0) and the group
