@@ -378,6 +378,8 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
     report(p, population.validate());
     if (population.routing) check_routing(spec, population, p + ".routing", where, out);
+    if (population.routing && !population.routing->rules_store.empty())
+      groups.check_reference(population.routing->rules_store, p + ".routing.rulesStore", out);
   }
 
   if (!spec.kubernetes) return out;
