@@ -1,9 +1,14 @@
 #include "io/run.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "io/result_writer.h"
 #include "models/data/database.h"
+#include "models/data/kafka_consumer_group.h"
+#include "models/data/kafka_producers.h"
+#include "models/data/kafka_topic.h"
 #include "models/data/raft_group.h"
 #include "models/kube/control_plane.h"
 #include "models/metrics/fault_impact.h"
@@ -13,6 +18,7 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/client_population.h"
 #include "models/traffic/routing_actions.h"
+#include "models/traffic/routing_rules_store.h"
 #include "sim/errors.h"
 
 namespace drsim {
@@ -101,7 +107,12 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   auto& timeline = sim->add<Timeline>("timeline", std::move(steps));
   domains.register_actions(timeline);
   register_service_actions(timeline, services);
-  register_routing_actions(timeline, std::move(populations), domains.topology());
+  // Populations whose routing rules live in a consensus group: their stores, filled once the groups exist.
+  auto rules_stores = std::make_shared<std::map<std::string, RoutingRulesStore*>>();
+  register_routing_actions(timeline, populations, domains.topology(), [rules_stores](const std::string& population) {
+    const auto it = rules_stores->find(population);
+    return it == rules_stores->end() ? nullptr : it->second;
+  });
   std::vector<Database*> databases;
   for (const DatabaseConfig& config : spec.topology.config.databases) {
     databases.push_back(&sim->add<Database>(config, domains, spec.metrics_window));
@@ -115,9 +126,34 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   };
   for (Service* s : services) s->connect_calls(find_service, find_database);
   register_database_actions(timeline, databases);
+  std::vector<RaftGroup*> groups;
   for (const RaftConfig& config : spec.topology.config.consensus_groups) {
-    sim->add<RaftGroup>(config, domains, spec.metrics_window);
+    groups.push_back(&sim->add<RaftGroup>(config, domains, spec.metrics_window));
   }
+  for (const ClientPopulationConfig& config : spec.load) {
+    if (!config.routing || config.routing->rules_store.empty()) continue;
+    RaftGroup* group = nullptr;
+    for (RaftGroup* g : groups) {
+      if (g->config().name == config.routing->rules_store) group = g;
+    }
+    if (group == nullptr) {  // the loader has checked references: a bug
+      throw SimulationError("population \"" + config.name + "\": unknown consensus group \"" +
+                            config.routing->rules_store + "\"");
+    }
+    (*rules_stores)[config.name] = &sim->add<RoutingRulesStore>(config.name, *group,
+                                                                config.routing->rules_retry_interval,
+                                                                spec.metrics_window);
+  }
+  // Kafka-style topics, their consumer groups, and the services that produce to them.
+  std::vector<KafkaTopic*> topics;
+  for (const TopicConfig& config : spec.topology.config.topics) {
+    KafkaTopic& topic = sim->add<KafkaTopic>(config, domains, spec.metrics_window);
+    topics.push_back(&topic);
+    for (const ConsumerGroupConfig& group : config.consumer_groups) {
+      sim->add<KafkaConsumerGroup>(group, topic, domains, spec.metrics_window);
+    }
+  }
+  connect_service_producers(topics, services, domains.topology());
   if (spec.kubernetes) {
     auto& control_plane = sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
     register_kube_actions(timeline, control_plane);

@@ -13,6 +13,7 @@
 
 #include "models/data/database_config.h"
 #include "models/data/raft_config.h"
+#include "models/data/topic_config.h"
 #include "models/kube/kube_config.h"
 #include "models/metrics/objectives.h"
 #include "models/service/service_config.h"
@@ -49,6 +50,7 @@ struct DeploymentConfig : TopologyConfig {
   std::vector<ServiceConfig> services;
   std::vector<DatabaseConfig> databases;
   std::vector<RaftConfig> consensus_groups;
+  std::vector<TopicConfig> topics;
 
   static constexpr std::string_view kTypeName = "Topology";
   // The topology's own fields, then the services: declared once each.
@@ -60,7 +62,10 @@ struct DeploymentConfig : TopologyConfig {
                          "Databases: a primary and replicas in zones, replication and failover."),
                    field("consensusGroups", &DeploymentConfig::consensus_groups,
                          "Raft-style groups (ZooKeeper, etcd, a placement driver's regions): members in zones, "
-                         "elections, quorum.")});
+                         "elections, quorum."),
+                   field("topics", &DeploymentConfig::topics,
+                         "Kafka-style topics: partitions replicated over brokers in zones, ISR and leader "
+                         "election, producers and consumer groups.")});
   }
 };
 

@@ -356,6 +356,27 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
       zones.check_reference(g.members[j].zone, indexed(p + ".members", j) + ".zone", out);
   }
 
+  // Kafka-style topics: their own problems, unique names, zones and producer services that exist.
+  NameTable topics("topic", where);
+  for (std::size_t i = 0; i < spec.topology.config.topics.size(); ++i) {
+    const TopicConfig& t = spec.topology.config.topics[i];
+    const std::string p = indexed(std::string(kTopology) + ".topics", i);
+    topics.add(t.name, p + ".name", out);
+    report(p, t.validate());
+    for (std::size_t j = 0; j < t.brokers.size(); ++j)
+      zones.check_reference(t.brokers[j].zone, indexed(p + ".brokers", j) + ".zone", out);
+    for (std::size_t j = 0; j < t.producers.size(); ++j) {
+      const std::string pp = indexed(p + ".producers", j);
+      if (!t.producers[j].service.empty()) services.check_reference(t.producers[j].service, pp + ".service", out);
+      if (!t.producers[j].zone.empty()) zones.check_reference(t.producers[j].zone, pp + ".zone", out);
+    }
+    for (std::size_t j = 0; j < t.consumer_groups.size(); ++j) {
+      const std::string gp = indexed(p + ".consumerGroups", j);
+      for (std::size_t k = 0; k < t.consumer_groups[j].instances.size(); ++k)
+        zones.check_reference(t.consumer_groups[j].instances[k].zone, indexed(gp + ".instances", k) + ".zone", out);
+    }
+  }
+
   NameTable populations("population", where);
   for (std::size_t i = 0; i < spec.load.size(); ++i) {
     const ClientPopulationConfig& population = spec.load[i];
@@ -365,6 +386,8 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
     report(p, population.validate());
     if (population.routing) check_routing(spec, population, p + ".routing", where, out);
+    if (population.routing && !population.routing->rules_store.empty())
+      groups.check_reference(population.routing->rules_store, p + ".routing.rulesStore", out);
   }
 
   if (!spec.kubernetes) return out;

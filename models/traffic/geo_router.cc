@@ -19,6 +19,7 @@ std::vector<ConfigProblem> GeoRoutingConfig::validate() const {
       }
     }
   }
+  if (rules_retry_interval <= Duration::zero()) problems.push_back({"rulesRetryInterval", "must be positive"});
   return problems;
 }
 

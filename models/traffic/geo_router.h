@@ -25,6 +25,7 @@
 #include "models/topology/topology.h"
 #include "sim/fields.h"
 #include "sim/rng.h"
+#include "sim/time.h"
 
 namespace drsim {
 
@@ -47,6 +48,10 @@ struct RegionWeightConfig {
 struct GeoRoutingConfig {
   std::string policy = "weighted";  // weighted | latency
   std::vector<RegionWeightConfig> regions;
+  // A consensus group holding the routing rules (models/traffic/routing_rules_store.h); empty: changes
+  // apply at once.
+  std::string rules_store;
+  Duration rules_retry_interval = std::chrono::seconds(1);
 
   static constexpr std::string_view kTypeName = "GeoRouting";
   static constexpr auto fields() {
@@ -56,6 +61,12 @@ struct GeoRoutingConfig {
         field("regions", &GeoRoutingConfig::regions,
               "The regions requests may go to, with weights (default: every region where the entry service has "
               "pods, weight 1)."),
+        field("rulesStore", &GeoRoutingConfig::rules_store,
+              "A consensus group (spec.topology.consensusGroups) that stores the routing rules: a change (routing:weight, "
+              "a health checker's) takes effect once the group commits it; without a leader it waits (empty: at once)."),
+        field("rulesRetryInterval", &GeoRoutingConfig::rules_retry_interval,
+              "With rulesStore: how often a change the group could not take (no leader) is proposed again.",
+              kPositive),
     };
   }
 

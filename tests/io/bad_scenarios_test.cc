@@ -123,6 +123,12 @@ const BadCase kBadCases[] = {
     {"population_unknown_zone",
      "tests/data/scenarios/bad/population_unknown_zone.yaml:22:13: spec.load[0].zone: unknown zone \"eu-west-2a\", "
      "did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"topic_unknown_broker_zone",
+     "tests/data/scenarios/bad/topic_unknown_broker_zone.yaml:14:46: spec.topology.topics[0].brokers[1].zone: "
+     "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"rules_store_unknown_group",
+     "tests/data/scenarios/bad/rules_store_unknown_group.yaml:26:21: spec.load[0].routing.rulesStore: unknown "
+     "consensus group \"schedular\", did you mean \"scheduler\"? (consensus groups: scheduler)"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},

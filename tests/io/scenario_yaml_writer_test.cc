@@ -42,6 +42,7 @@ spec:
     services: []
     databases: []
     consensusGroups: []
+    topics: []
   duration: 30m
   seed: 42
   guards:
