@@ -850,7 +850,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
     retire_pod(p);  // scaled down: it has finished its work and goes
   }
   update_gauges(pod.zone);
-  if (request_done_) request_done_(pod.zone, outcome);
+  for (const RequestDoneListener& listener : request_done_) listener(pod.zone, outcome);
   respond(job, pod.zone, outcome);
 }
 

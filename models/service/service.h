@@ -127,9 +127,10 @@ class Service : public Component, public JobOwner, public QueryClient {
   void restart_pod(std::size_t pod);
   // Hears of every request this service finishes (served or failed on a
   // dependency), with the service zone that finished it: what asynchronous
-  // work driven by the requests (a producer's messages) follows. One listener.
+  // work driven by the requests (a producer's messages) follows. Each call
+  // adds a listener; they hear in the order they were added.
   using RequestDoneListener = std::function<void(std::size_t zone, ServeOutcome outcome)>;
-  void on_request_done(RequestDoneListener listener) { request_done_ = std::move(listener); }
+  void on_request_done(RequestDoneListener listener) { request_done_.push_back(std::move(listener)); }
   bool pod_crashed(std::size_t pod) const { return pods_[pod].crashed; }
 
   // Every pod the service ever had, removed ones included: pod ids are
@@ -354,7 +355,7 @@ class Service : public Component, public JobOwner, public QueryClient {
   bool random_ = false;  // zone and pod drawn at random (kube-proxy's iptables mode)
   bool record_pod_series_ = false;
   std::function<void(std::size_t)> pod_killed_;
-  RequestDoneListener request_done_;
+  std::vector<RequestDoneListener> request_done_;
   std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
   double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
 };

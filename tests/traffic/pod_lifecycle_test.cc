@@ -49,7 +49,7 @@ TEST(PodLifecycle, AnUnreadyPodTakesNoWorkUntilItIsReady) {
   sim.finish();
 }
 
-TEST(PodLifecycle, TheRequestDoneListenerHearsEveryFinishedRequestWithItsZone) {
+TEST(PodLifecycle, RequestDoneListenersHearEveryFinishedRequestWithItsZone) {
   Simulation sim;
   ServiceConfig sc = api(1);
   sc.replicas = {{"a", 1}, {"b", 1}};
@@ -60,11 +60,14 @@ TEST(PodLifecycle, TheRequestDoneListenerHearsEveryFinishedRequestWithItsZone) {
     EXPECT_EQ(outcome, ServeOutcome::kServed);
     ++done.at(zone);
   });
+  std::uint32_t heard_by_second = 0;  // listeners add up: each hears every request
+  svc.on_request_done([&](std::size_t, ServeOutcome) { ++heard_by_second; });
   sim.run_until(SimTime{10s});
   sim.finish();
   // 4 requests/s from t = 0.25 s, 100 ms each, alternating between the zones:
   // the 39 finished by 10 s split 20:19.
   EXPECT_EQ(done[0] + done[1], 39u);
+  EXPECT_EQ(heard_by_second, 39u);
   EXPECT_LE(done[0] > done[1] ? done[0] - done[1] : done[1] - done[0], 1u);
 }
 
