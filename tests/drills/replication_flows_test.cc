@@ -6,6 +6,8 @@
 // Figures are printed with a [figures] prefix.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 
 #include "io/run.h"
@@ -190,6 +192,36 @@ TEST(NetworkFidelity, AGuardStopsAFlowRunAndItStillReports) {
   EXPECT_GT(kpi(rec, "flow.bytes_total", kEastStream), 0);
   EXPECT_GT(kpi(rec, "transfer.bytes_sent", {{"transfer", "backup-copy"}}), 0);
   std::printf("[figures] maxEvents 1,500,000 stopped the run at t = %.3f s\n", to_seconds(run.outcome.end_time));
+}
+
+// Bit for bit (NaN, an unset KPI, included).
+bool same_bits(double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); }
+
+// Same seed, same figures: a second network-fidelity run in the same process
+// (SimGrid's clock does not restart with a new engine) gives every KPI and
+// series point again, bit for bit.
+TEST(NetworkFidelity, SameSeedSameFiguresInOneProcess) {
+  RunOptions options;
+  options.until = 200s;  // the copy runs from 180 s
+  const Scenario scenario = load_scenario_file("scenarios/replication_under_bulk_copy.yaml");
+  const RunResult a = run_scenario(scenario, options);
+  const RunResult b = run_scenario(scenario, options);
+  ASSERT_EQ(a.recorder().kpis().size(), b.recorder().kpis().size());
+  for (std::size_t i = 0; i < a.recorder().kpis().size(); ++i) {
+    EXPECT_EQ(a.recorder().kpis()[i].name, b.recorder().kpis()[i].name);
+    EXPECT_TRUE(same_bits(a.recorder().kpis()[i].value, b.recorder().kpis()[i].value)) << a.recorder().kpis()[i].name;
+  }
+  ASSERT_EQ(a.recorder().series_list().size(), b.recorder().series_list().size());
+  for (std::size_t i = 0; i < a.recorder().series_list().size(); ++i) {
+    EXPECT_EQ(a.recorder().series_list()[i].t_ns, b.recorder().series_list()[i].t_ns);
+    const auto& va = a.recorder().series_list()[i].value;
+    const auto& vb = b.recorder().series_list()[i].value;
+    ASSERT_EQ(va.size(), vb.size());
+    for (std::size_t j = 0; j < va.size(); ++j) {
+      EXPECT_TRUE(same_bits(va[j], vb[j])) << a.recorder().series_list()[i].metric << " point " << j;
+    }
+  }
+  EXPECT_GT(kpi(a.recorder(), "transfer.bytes_sent", {{"transfer", "backup-copy"}}), 0);
 }
 
 }  // namespace
