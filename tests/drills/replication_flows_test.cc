@@ -88,6 +88,26 @@ TEST(NetworkFidelity, WithoutCompetitionTheFlowRpoIsCloseToTheClosedForm) {
   EXPECT_DOUBLE_EQ(kpi(flows.recorder(), "database.rto_seconds", kDb), 25);
 }
 
+// link:degrade reaches SimGrid: the closed-form drill as it stands (the
+// north-east line down to 50 Mbit/s from 3 min to the loss at 5 min) in
+// network-fidelity mode. The stream alone on the line gets 50 / 1.05 = 47.6
+// Mbit/s of the 65.5 it needs: the same bounds as the bulk copy's below.
+// Closed form: 56,919 writes (the stream drained at 50 Mbit/s).
+TEST(NetworkFidelity, ALinkDegradationReachesTheFlows) {
+  const RunResult run = run_scenario(
+      load_scenario_file("scenarios/three_region_database_failover.yaml", {"spec.network.fidelity=flows"}));
+  const double r = 50e6 / kCrossTraffic;
+  const double fluid = (1 - r / kDemandBps) * kWriteRate * 120;
+  const double batched = (1 - (r / kDemandBps) * (r / kDemandBps)) * kWriteRate * 120;
+  const double rpo = kpi(run.recorder(), "database.rpo_writes", kDb);
+  std::printf("[figures] degraded to 50 Mbit/s, flows: RPO %.0f writes (fluid %.0f, with the batch in flight %.0f)\n",
+              rpo, fluid, batched);
+  EXPECT_GE(rpo, fluid);
+  EXPECT_LE(rpo, batched + batch_lag(100e6 / kCrossTraffic).high);
+  const auto stream = series(run.recorder(), "flow.bytes", kEastStream);
+  EXPECT_NEAR(mean(stream, 200s, 300s) * 8, r, 0.01 * r);
+}
+
 // (b) The drill: a 50 GiB copy from north to east from 3 min, north lost at
 // 5 min. The copy and east's stream each get B / 2.1 of the 100 Mbit/s line
 // (47.6 Mbit/s) while the stream needs 65.5: its backlog grows at the
