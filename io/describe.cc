@@ -85,6 +85,8 @@ std::string describe(const Scenario& scenario) {
   for (const std::string& o : scenario.overrides) out += "  --set " + o + "\n";
   out += "  runs " + format_duration(spec.duration) + " of simulated time, seed " + std::to_string(spec.seed) + "\n";
   out += "  guards: " + fields_line(spec.guards) + "\n";
+  // Network fidelity: replication and copies run as flows through SimGrid.
+  if (spec.network.flows()) out += "  network: " + fields_line(spec.network) + "\n";
 
   std::size_t zones = 0;
   for (const RegionConfig& r : topology.regions) zones += r.zones.size();

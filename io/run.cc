@@ -6,6 +6,7 @@
 
 #include "io/result_writer.h"
 #include "models/data/database.h"
+#include "models/data/flow_replication_transport.h"
 #include "models/data/kafka_consumer_group.h"
 #include "models/data/kafka_producers.h"
 #include "models/data/kafka_topic.h"
@@ -16,10 +17,14 @@
 #include "models/service/service.h"
 #include "models/timeline/timeline.h"
 #include "models/topology/failure_domains.h"
+#include "models/topology/flow_platform.h"
+#include "models/topology/flow_traffic.h"
+#include "models/topology/flow_transfers.h"
 #include "models/traffic/client_population.h"
 #include "models/traffic/routing_actions.h"
 #include "models/traffic/routing_rules_store.h"
 #include "sim/errors.h"
+#include "sim/simgrid/flow_network_component.h"
 
 namespace drsim {
 
@@ -64,12 +69,54 @@ ServiceConfig managed_zones(ServiceConfig config, const ScenarioSpec& spec) {
   }
   return config;
 }
+
+// ---- network fidelity (spec.network.fidelity: flows) ----
+
+// The flow network of a network-fidelity run: SimGrid's flow model over the
+// topology, following its failure domains (link:degrade, link:cut, zone:fail,
+// region:fail reach the flows), owned by the simulation; and the component
+// that records what the flows carry. Null in closed-form mode: nothing of
+// SimGrid is created.
+FlowTraffic* build_flow_network(const ScenarioSpec& spec, Simulation& sim, FailureDomains& domains) {
+  if (!spec.network.flows()) return nullptr;
+  auto& owner =
+      sim.add<FlowNetworkComponent>(sim, make_flow_platform(domains.topology(), spec.network.platform_options()));
+  follow_failure_domains(domains, owner.network());
+  return &sim.add<FlowTraffic>(owner.network(), domains.topology(), spec.metrics_window);
+}
+
+// Replication over flows: one stream per member (channel m is member m: 0 the
+// first primary, then the replicas), so that each gets its flow.bytes series.
+// Null (the closed-form transport) without a flow network.
+std::unique_ptr<ReplicationTransport> replication_transport(FlowTraffic* flows, const FailureDomains& domains,
+                                                            const DatabaseConfig& config) {
+  if (flows == nullptr) return nullptr;
+  std::vector<std::string> zones{config.primary_zone};
+  for (const DatabaseReplicaConfig& r : config.replicas) zones.push_back(r.zone);
+  std::vector<FlowNetwork*> channels;
+  for (std::size_t m = 0; m < zones.size(); ++m) {
+    channels.push_back(&flows->stream({{"database", config.name}, {"member", std::to_string(m)}, {"zone", zones[m]}}));
+  }
+  return std::make_unique<FlowReplicationTransport>(domains, std::move(channels));
+}
+
+// The operator bulk copies of the timeline (flow:transfer), as flows.
+void build_flow_transfers(const ScenarioSpec& spec, Simulation& sim, FlowTraffic* flows, const Topology& topology,
+                          Timeline& timeline) {
+  if (flows == nullptr) return;
+  std::vector<ActionConfig> steps;
+  for (const ActionConfig& a : spec.timeline) {
+    if (a.action == "flow:transfer") steps.push_back(a);
+  }
+  register_flow_transfer_actions(timeline, sim.add<FlowTransfers>(*flows, topology, steps));
+}
 }  // namespace
 
 std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options) {
   const ScenarioSpec& spec = scenario.spec;
   auto sim = std::make_unique<Simulation>(std::move(options));
   auto& domains = sim->add<FailureDomains>("topology", Topology(spec.topology.config));
+  FlowTraffic* flows = build_flow_network(spec, *sim, domains);
 
   std::vector<Service*> services;
   for (const ServiceConfig& config : spec.topology.config.services) {
@@ -113,9 +160,11 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     const auto it = rules_stores->find(population);
     return it == rules_stores->end() ? nullptr : it->second;
   });
+  build_flow_transfers(spec, *sim, flows, domains.topology(), timeline);
   std::vector<Database*> databases;
   for (const DatabaseConfig& config : spec.topology.config.databases) {
-    databases.push_back(&sim->add<Database>(config, domains, spec.metrics_window));
+    databases.push_back(
+        &sim->add<Database>(config, domains, spec.metrics_window, replication_transport(flows, domains, config)));
   }
   // Calls resolve once every service and database exists.
   const auto find_database = [&databases](std::string_view name, ZoneIndex from) -> PoolEndpoint* {
@@ -176,7 +225,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   sim_options.progress = options.progress;
 
   result.simulation = build_simulation(scenario, std::move(sim_options));
-  result.outcome = result.simulation->run_until(result.horizon);
+  // Network-fidelity runs go through SimGrid's engine; the others never touch it.
+  result.outcome = run_simulation_until(*result.simulation, result.horizon);
   // Components flush and write their KPIs even when a guard stopped the run:
   // a stopped run still reports what it has.
   result.simulation->finish();

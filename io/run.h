@@ -28,7 +28,10 @@ struct RunResult {
   const Recorder& recorder() const { return simulation->recorder(); }
 };
 
-// Builds the components the scenario describes, wired to its timeline.
+// Builds the components the scenario describes, wired to its timeline. Run
+// it with run_simulation_until (sim/simgrid/flow_network_component.h): in
+// network-fidelity mode (spec.network.fidelity: flows) the flows progress
+// only inside SimGrid's loop, which Simulation::run_until does not enter.
 std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options);
 // Builds, runs until the horizon (or a guard), and finishes the simulation.
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options = {});

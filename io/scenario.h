@@ -18,6 +18,7 @@
 #include "models/metrics/objectives.h"
 #include "models/service/service_config.h"
 #include "models/timeline/action_config.h"
+#include "models/topology/flow_network_config.h"
 #include "models/topology/topology_config.h"
 #include "models/traffic/client_population.h"
 #include "sim/fields.h"
@@ -107,6 +108,7 @@ struct ScenarioSpec {
   std::vector<ActionConfig> timeline;
   ObjectivesConfig objectives;
   std::optional<KubernetesConfig> kubernetes;  // absent: no control plane
+  FlowNetworkConfig network;                   // closed-form unless fidelity: flows
 
   static constexpr std::string_view kTypeName = "ScenarioSpec";
   static constexpr auto fields() {
@@ -127,6 +129,9 @@ struct ScenarioSpec {
               "What the run is judged against: the success ratio the clients must get back to after a fault."),
         field("kubernetes", &ScenarioSpec::kubernetes,
               "The Kubernetes control plane: node pools, deployments with zone policies, HPAs (absent: pods are as the services declare them, and only timeline actions change them)."),
+        field("network", &ScenarioSpec::network,
+              "How the network between zones is modelled: closed-form, or flows through SimGrid (network "
+              "fidelity: replication, re-sync and flow:transfer copies share the links' bandwidth)."),
     };
   }
 };

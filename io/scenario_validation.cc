@@ -522,6 +522,72 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
   return out;
 }
 
+// ---- network fidelity: spec.network and the flow:transfer steps ----
+
+namespace {
+// Whether the links join region a to region b (directly or through others).
+bool regions_connected(const TopologyConfig& topology, const std::string& a, const std::string& b) {
+  std::vector<std::string> reached{a};
+  for (std::size_t i = 0; i < reached.size(); ++i) {
+    for (const LinkConfig& l : topology.links) {
+      if (l.between.size() != 2) continue;
+      for (int end = 0; end < 2; ++end) {
+        const std::string& other = l.between[1 - end];
+        if (l.between[end] == reached[i] && std::find(reached.begin(), reached.end(), other) == reached.end()) {
+          reached.push_back(other);
+        }
+      }
+    }
+  }
+  return std::find(reached.begin(), reached.end(), b) != reached.end();
+}
+
+const std::string* region_of_zone(const TopologyConfig& topology, const std::string& zone) {
+  for (const RegionConfig& r : topology.regions) {
+    for (const ZoneConfig& z : r.zones) {
+      if (z.name == zone) return &r.name;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::vector<Diagnostic> check_network(const ScenarioSpec& spec, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  for (const ConfigProblem& problem : spec.network.validate()) {
+    out.push_back(where.at("spec.network." + problem.field, problem.message));
+  }
+  std::vector<Diagnostic> ignored;  // check_topology reports the zones' own problems
+  NameTable zones("zone", where);
+  for (const RegionConfig& r : spec.topology.config.regions) {
+    for (const ZoneConfig& z : r.zones) zones.add(z.name, "", ignored);
+  }
+  for (std::size_t i = 0; i < spec.timeline.size(); ++i) {
+    const ActionConfig& a = spec.timeline[i];
+    if (a.action != "flow:transfer") continue;
+    const std::string p = indexed("spec.timeline", i);
+    if (!spec.network.flows()) {
+      out.push_back(where.at(p + ".action", "flow:transfer is a flow through SimGrid: it needs network fidelity "
+                                            "(spec.network.fidelity: flows)"));
+    }
+    if (!a.to) continue;  // check_timeline reports it
+    if (!zones.contains(*a.to)) {
+      zones.check_reference(*a.to, p + ".to", out);
+    } else if (*a.to == a.target.zone) {
+      out.push_back(where.at(p + ".to", "expected a zone other than the target zone " + quote(a.target.zone) +
+                                            ": a transfer crosses the network"));
+    } else if (const std::string* from = region_of_zone(spec.topology.config, a.target.zone)) {
+      const std::string* to = region_of_zone(spec.topology.config, *a.to);
+      if (!regions_connected(spec.topology.config, *from, *to)) {
+        out.push_back(where.at(p + ".to", "no links join region " + quote(*from) + " (zone " +
+                                              quote(a.target.zone) + ") to region " + quote(*to) + " (zone " +
+                                              quote(*a.to) + ")"));
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& timeline, const SourceMap& where,
                                              std::vector<Diagnostic>& diagnostics) {
   const std::size_t n = timeline.size();

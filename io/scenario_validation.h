@@ -25,6 +25,11 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
 // catalog says; exactly one of at / startAfter; no startAfter cycle.
 std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap& where);
 
+// spec.network valid; flow:transfer steps only in network-fidelity mode
+// (fidelity: flows), each to a known zone other than its target zone, joined
+// to it by links.
+std::vector<Diagnostic> check_network(const ScenarioSpec& spec, const SourceMap& where);
+
 // Absolute start and end of every action, sorted by (start, index). The
 // timeline must have passed check_timeline. Times past SimTime's range are
 // reported rather than wrapped.

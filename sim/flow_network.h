@@ -55,6 +55,18 @@ struct FlowRouteSpec {
   std::vector<std::size_t> links;
 };
 
+// SimGrid's flow-level network model (its network/model setting).
+//   kLv08  SimGrid's default: a flow pays 13.01 x the route latency and gets
+//          0.97 x its bandwidth share, factors fitted (Velho and Legrand) on
+//          transfers that each open a new TCP connection, so slow start is
+//          in the latency. Right for one-off transfers of fresh connections.
+//   kCm02  no corrective factors: a flow pays the route latency once and
+//          gets its max-min share (still capped by the TCP window and with
+//          the 5% of ACK traffic on the reverse route). Right for streams
+//          over an established connection (replication), whose congestion
+//          window is already open.
+enum class FlowModel { kLv08, kCm02 };
+
 struct FlowPlatform {
   std::vector<std::string> hosts;
   std::vector<FlowLinkSpec> links;
@@ -63,6 +75,7 @@ struct FlowPlatform {
   // window / (2 * one-way latency), as a real TCP stream over a long RTT.
   // 4 MiB is SimGrid's default (network/TCP-gamma); 0 removes the cap.
   std::int64_t tcp_window_bytes = 4194304;
+  FlowModel model = FlowModel::kLv08;
 };
 
 class FlowNetwork {
@@ -76,6 +89,9 @@ class FlowNetwork {
   virtual FlowId start_flow(std::size_t from, std::size_t to, std::int64_t bytes, Done done) = 0;
   // Stops a flow; its callback runs now with completed == false. False if not open.
   virtual bool cancel_flow(FlowId id) = 0;
+  // Bytes an open flow has still to deliver, now (its size until its latency
+  // is paid); 0 for a flow that is not open.
+  virtual std::int64_t bytes_remaining(FlowId id) const = 0;
 
   // Changes applied from the timeline (link:degrade, link:cut, zone:fail...).
   // Setting a value equal to the current one does nothing.

@@ -63,6 +63,8 @@ Database::Database(DatabaseConfig config, FailureDomains& domains, Duration metr
     transport_ =
         std::make_unique<FifoReplicationTransport>(domains_, config_.replication_bandwidth, config_.link_share.value);
   }
+  // A stream the transport lost (a failed flow) is a replica it cannot reach, as when send() fails.
+  transport_->on_lost([this](std::size_t m) { disconnect(m); });
 }
 
 Database::~Database() = default;

@@ -10,10 +10,11 @@
 // sent at t leaves the FIFO at max(t, previous departure) + 8 s / B and
 // arrives one way later. A flow-level network (SimGrid, sharing the links
 // between flows) implements the same interface and calls `delivered` later,
-// at the completion of its flow.
+// at the completion of its flow (flow_replication_transport.h).
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "models/topology/failure_domains.h"
@@ -39,6 +40,22 @@ class ReplicationTransport {
   virtual void reset(std::size_t channel) = 0;
   // The topology changed: routes and bandwidths may differ.
   virtual void refresh() {}
+
+  // A channel the transport lost by itself, after send() had accepted its
+  // bytes: a flow failed because a link on its route or one of its ends went
+  // down. The owner treats it as send() returning false (the replica is
+  // unreachable: what was in flight is lost) and reset()s it. The closed-form
+  // transport decides reachability in send() and never calls it.
+  using Lost = std::function<void(std::size_t channel)>;
+  void on_lost(Lost lost) { lost_ = std::move(lost); }
+
+ protected:
+  void report_lost(std::size_t channel) {
+    if (lost_) lost_(channel);
+  }
+
+ private:
+  Lost lost_;
 };
 
 class FifoReplicationTransport : public ReplicationTransport {

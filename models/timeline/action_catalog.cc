@@ -61,6 +61,11 @@ constexpr std::array kCatalog{
                    "failover promotes a replica. With a duration, the killed member restarts after it."},
     ActionSpecInfo{"database:failover", kDatabase, {}, {}, false, false,
                    "An operator promotes a replica of a database whose primary is lost (failover: manual)."},
+    ActionSpecInfo{"flow:transfer", kZone, {"to", "size"}, {"to", "size"}, false, false,
+                   "An operator's bulk copy (a backup restored elsewhere, a snapshot to re-seed a replica) of "
+                   "`size` bytes from the target zone to zone `to`: one flow through SimGrid that shares the links "
+                   "with replication (spec.network.fidelity: flows only). It fails if a link on its route or "
+                   "either zone goes down."},
 };
 
 constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone,       TargetField::kRegion,

@@ -56,6 +56,8 @@ struct ActionConfig {
   std::optional<double> factor;
   std::optional<double> weight;
   std::optional<DeploymentPolicyConfig> policy;
+  std::optional<std::string> to;
+  std::optional<ByteSize> size;
 
   static constexpr std::string_view kTypeName = "Action";
   static constexpr auto fields() {
@@ -89,6 +91,8 @@ struct ActionConfig {
         field("factor", &ActionConfig::factor, "service:slow: service times are multiplied by this.", kPositive),
         field("weight", &ActionConfig::weight, "routing:weight: the region's new routing weight.", kNonNegative),
         field("policy", &ActionConfig::policy, "deployment:policy: the deployment's new zone policy."),
+        field("to", &ActionConfig::to, "flow:transfer: the zone the bytes are copied to."),
+        field("size", &ActionConfig::size, "flow:transfer: how many bytes are copied.", kPositive),
     };
   }
 };

@@ -7,6 +7,7 @@ namespace drsim {
 FlowPlatform make_flow_platform(const Topology& topology, const FlowPlatformOptions& options) {
   FlowPlatform platform;
   platform.tcp_window_bytes = options.tcp_window_bytes;
+  platform.model = options.model;
   for (ZoneIndex z = 0; z < topology.zone_count(); ++z) platform.hosts.push_back(topology.zone_name(z));
   for (LinkIndex l = 0; l < topology.link_count(); ++l) {
     const LinkConfig& link = topology.config().links[l];

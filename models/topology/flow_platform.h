@@ -31,6 +31,7 @@ struct FlowPlatformOptions {
   // Capacity of a zone's access link to its region's backbone.
   Bandwidth zone_link_bandwidth{100e9};
   std::int64_t tcp_window_bytes = 4194304;  // see FlowPlatform
+  FlowModel model = FlowModel::kLv08;       // see FlowPlatform
 };
 
 FlowPlatform make_flow_platform(const Topology& topology, const FlowPlatformOptions& options = {});

@@ -1,18 +1,29 @@
 #include "sim/simgrid/platform_builder.h"
 
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "sim/errors.h"
 
 namespace drsim::simgrid_backend {
 
+namespace {
+constexpr double kLv08WeightS = 20537;  // bytes, LV08's network/weight-S
+}  // namespace
+
 BuiltPlatform build_platform(const FlowPlatform& platform) {
   namespace sg4 = simgrid::s4u;
+  namespace kernel = simgrid::kernel;
+  const bool cm02 = platform.model == FlowModel::kCm02;
   sg4::Engine::set_config("network/TCP-gamma", static_cast<double>(platform.tcp_window_bytes));
+  // Set on every engine: configuration outlives an engine in SimGrid's process.
+  sg4::Engine::set_config("network/weight-S", cm02 ? 0.0 : kLv08WeightS);
   BuiltPlatform out;
   sg4::NetZone* zone = sg4::create_full_zone("drsim");
   // Host speed is irrelevant: drsim runs no computation on SimGrid.
@@ -40,6 +51,17 @@ BuiltPlatform build_platform(const FlowPlatform& platform) {
                     true);
   }
   zone->seal();
+  if (cm02) {
+    // CM02 is LV08 without its factors. The model stays SimGrid's default
+    // (LV08): network/model cannot change once a first engine of the process
+    // has set its models up, and the factor settings are read once per
+    // process. Factor callbacks belong to this engine's model.
+    kernel::resource::NetworkModelIntf* model = zone->get_network_model();
+    const auto one = [](double, const sg4::Host*, const sg4::Host*, const std::vector<sg4::Link*>&,
+                        const std::unordered_set<sg4::NetZone*>&) { return 1.0; };
+    model->set_lat_factor_cb(one);
+    model->set_bw_factor_cb(one);
+  }
   return out;
 }
 

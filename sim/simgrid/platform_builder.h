@@ -5,9 +5,10 @@
 // sharing: both directions share the capacity), and the given routes
 // (symmetrical). Hosts without a route between them cannot exchange flows.
 //
-// SimGrid's defaults apply otherwise: the LV08 network model (latency x 13.01,
-// bandwidth x 0.97, sharing weight S = 20537 bytes) and the TCP window
-// (network/TCP-gamma) taken from FlowPlatform::tcp_window_bytes.
+// The network model is FlowPlatform::model: LV08 (SimGrid's default: latency
+// x 13.01, bandwidth x 0.97, sharing weight S = 20537 bytes) or CM02 (no
+// factors, S = 0); the TCP window (network/TCP-gamma) is
+// FlowPlatform::tcp_window_bytes. SimGrid's other defaults apply.
 //
 // Must be called while an EngineLease is held and before the engine runs.
 #include <vector>

@@ -301,6 +301,14 @@ bool SimGridFlowNetwork::cancel_flow(FlowId id) {
   return true;
 }
 
+std::int64_t SimGridFlowNetwork::bytes_remaining(FlowId id) const {
+  const auto it = impl_->open.find(id);
+  if (it == impl_->open.end()) return 0;
+  const Flow& flow = it->second;
+  // Launched flows live in the running engine (handlers run inside its actor).
+  return flow.comm ? std::llround(flow.comm->get_remaining()) : flow.to_send;
+}
+
 void SimGridFlowNetwork::set_link_bandwidth(std::size_t link, Bandwidth bandwidth) {
   Impl& m = *impl_;
   FlowLinkSpec& spec = m.platform.links.at(link);

@@ -57,6 +57,7 @@ class SimGridFlowNetwork final : public FlowNetwork {
 
   FlowId start_flow(std::size_t from, std::size_t to, std::int64_t bytes, Done done) override;
   bool cancel_flow(FlowId id) override;
+  std::int64_t bytes_remaining(FlowId id) const override;
   void set_link_bandwidth(std::size_t link, Bandwidth bandwidth) override;
   void set_link_latency(std::size_t link, Duration one_way) override;
   void set_link_up(std::size_t link, bool up) override;

@@ -22,7 +22,7 @@ const BadCase kBadCases[] = {
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
      "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, "
-     "objectives, kubernetes)\n"
+     "objectives, kubernetes, network)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "
@@ -95,7 +95,20 @@ const BadCase kBadCases[] = {
      "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
      "hpa:compensate, "
      "deployment:compensate, deployment:policy, deployment:restart, deployment:scale, database:kill, "
-     "database:failover)"},
+     "database:failover, flow:transfer)"},
+    // Network fidelity: a bulk copy needs it, and a route.
+    {"transfer_without_flows",
+     "tests/data/scenarios/bad/transfer_without_flows.yaml:18:30: spec.timeline[0].action: flow:transfer is a flow "
+     "through SimGrid: it needs network fidelity (spec.network.fidelity: flows)"},
+    {"transfer_unreachable",
+     "tests/data/scenarios/bad/transfer_unreachable.yaml:13:41: spec.network.flowModel: expected CM02 or LV08, got "
+     "\"LV09\"\n"
+     "tests/data/scenarios/bad/transfer_unreachable.yaml:16:85: spec.timeline[0].to: no links join region "
+     "\"eu-west-1\" (zone \"eu-west-1a\") to region \"us-east-1\" (zone \"us-east-1a\")\n"
+     "tests/data/scenarios/bad/transfer_unreachable.yaml:17:84: spec.timeline[1].to: expected a zone other than the "
+     "target zone \"eu-west-1a\": a transfer crosses the network\n"
+     "tests/data/scenarios/bad/transfer_unreachable.yaml:18:83: spec.timeline[2].to: unknown zone \"us-east-1b\", did "
+     "you mean \"us-east-1a\"? (zones: eu-west-1a, us-east-1a)"},
     {"wrong_target",
      "tests/data/scenarios/bad/wrong_target.yaml:23:15: spec.timeline[0].target: zone:fail needs target.zone\n"
      "tests/data/scenarios/bad/wrong_target.yaml:23:24: spec.timeline[0].target.region: zone:fail targets a zone, "

@@ -40,5 +40,15 @@ TEST(Describe, NamesTheTopologyFile) {
       << text;
 }
 
+// Network fidelity shows in the header; closed-form runs (above) say nothing.
+TEST(Describe, SaysWhenTheRunIsNetworkFidelity) {
+  const Scenario s = load_scenario_file("scenarios/replication_under_bulk_copy.yaml");
+  const std::string text = describe(s);
+  EXPECT_NE(text.find("  network: fidelity flows, flowModel CM02, zoneLinkBandwidth 0.1Tbps, tcpWindow 4MiB\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("backup-copy: flow:transfer zone north-a (to east-a, size 50GiB)"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace drsim

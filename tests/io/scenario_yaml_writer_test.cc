@@ -68,6 +68,11 @@ spec:
         database: ""
   objectives:
     successRatio: 99.9%
+  network:
+    fidelity: closed-form
+    flowModel: CM02
+    zoneLinkBandwidth: 0.1Tbps
+    tcpWindow: 4MiB
 )");
 }
 

@@ -114,18 +114,18 @@ TEST(DecodeKeys, UnknownKeysEverywhere) {
                                      "startafter: [b]}]\n")),
             "<text>:15:79: spec.timeline[0].startafter: unknown key \"startafter\", did you mean \"startAfter\"? "
             "(valid keys: name, action, at, startAfter, delay, duration, target, latency, loss, bandwidth, ratio, "
-            "replicas, count, percent, factor, weight, policy)");
+            "replicas, count, percent, factor, weight, policy, to, size)");
   EXPECT_EQ(load_error(scenario_with("  colour: blue\n")),
             "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes)");
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
 }
 
 TEST(DecodeKeys, RepeatedUnknownKeysAreEachUnknown) {
   EXPECT_EQ(load_error(scenario_with("  x: 1\n  x: 2\n")),
             "<text>:15:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes)\n"
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)\n"
             "<text>:16:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes)");
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
 }
 
 TEST(DecodeCollects, ManyProblemsInOnePass) {

@@ -205,6 +205,44 @@ TEST(SimGridFlows, OpenFlowsContinueInTheNextRun) {
   EXPECT_NEAR(to_seconds(result->finished), once + 13.01 * 0.0145, 1e-6);
 }
 
+// SimGrid keeps its configuration for the whole process and reads its factor
+// settings once: the platform builder sets the model's factors on every
+// engine, so runs of either model can follow each other in one process.
+TEST(SimGridFlows, ModelsAlternateInOneProcess) {
+  FlowPlatform lv08 = testing::two_region_platform();
+  FlowPlatform cm02 = lv08;
+  cm02.model = FlowModel::kCm02;
+  const double cm02_seconds = 0.0145 + k100MB / (125e6 / testing::kCrossTraffic);
+  for (int round = 0; round < 2; ++round) {
+    const FlowOutcome a = testing::run_one_flow(cm02, k100MB);
+    const FlowOutcome b = testing::run_one_flow(lv08, k100MB);
+    EXPECT_NEAR(to_seconds(a.finished - a.started), cm02_seconds, 1e-9) << round;
+    EXPECT_NEAR(to_seconds(b.finished - b.started), testing::lv08_seconds(0.0145, 125e6, k100MB), 1e-9) << round;
+  }
+}
+
+TEST(SimGridFlows, BytesRemainingFollowsTheFlow) {
+  FlowPlatform platform = testing::two_region_platform();
+  platform.model = FlowModel::kCm02;
+  Simulation sim;
+  SimGridFlowNetwork net(sim, platform);
+  FlowId id = 0;
+  std::vector<std::int64_t> remaining;
+  sim.schedule_at(kSimStart, [&] {
+    id = net.start_flow(0, 1, k100MB, nullptr);
+    remaining.push_back(net.bytes_remaining(id));  // not launched yet
+  });
+  // Latency paid at 14.5 ms; then 125 MB/s / 1.05.
+  for (Duration t : {Duration{10ms}, Duration{514500us}})
+    sim.schedule_at(at(t), [&] { remaining.push_back(net.bytes_remaining(id)); });
+  ASSERT_TRUE(net.run_until(at(5s)).complete());
+  ASSERT_EQ(remaining.size(), 3u);
+  EXPECT_EQ(remaining[0], k100MB);
+  EXPECT_EQ(remaining[1], k100MB);
+  EXPECT_NEAR(static_cast<double>(remaining[2]), k100MB - 0.5 * 125e6 / testing::kCrossTraffic, 2);
+  EXPECT_EQ(net.bytes_remaining(id), 0);  // concluded
+}
+
 TEST(SimGridFlows, GuardsStillApply) {
   SimulationOptions options;
   options.max_events = 10;

@@ -1,0 +1,65 @@
+#pragma once
+// Operator bulk copies between zones (the flow:transfer action): a backup
+// restored in another region, a snapshot shipped to re-seed a replica. Each
+// is one flow of `size` bytes from the target zone to zone `to`, through the
+// flow network (network-fidelity mode), so it shares the links with the
+// replication streams and slows them while it runs.
+//
+// A transfer ends when its last byte arrives, or fails when a link on its
+// route or one of its zones goes down (it is not resumed; a step after the
+// recovery can start it again).
+//
+// Series: the flow.bytes and flow.open of its stream (FlowTraffic, labels
+// transfer = the step's name). Events: transfer-started, transfer-completed
+// (with its duration and mean throughput), transfer-failed (with what was
+// sent). KPIs per transfer (label transfer): transfer.completed (0/1),
+// transfer.bytes_sent, and transfer.seconds (start to last byte) for a
+// completed one.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/timeline/timeline.h"
+#include "models/topology/flow_traffic.h"
+#include "models/topology/topology.h"
+#include "sim/component.h"
+
+namespace drsim {
+
+class FlowTransfers : public Component {
+ public:
+  // steps: the timeline's flow:transfer steps (each gets its stream now, so
+  // that its series start with the run).
+  FlowTransfers(FlowTraffic& traffic, const Topology& topology, const std::vector<ActionConfig>& steps);
+
+  // Starts the transfer of this step (one of those given at construction).
+  void start_transfer(const ActionConfig& step);
+
+  struct Transfer {
+    std::string name;
+    ZoneIndex from = 0, to = 0;
+    std::int64_t bytes = 0;
+    FlowNetwork* stream = nullptr;
+    FlowId flow = 0;
+    std::optional<SimTime> started, finished;
+    bool completed = false;
+    std::int64_t bytes_sent = 0;
+  };
+  const std::vector<Transfer>& transfers() const { return transfers_; }
+
+ protected:
+  void stop() override;
+
+ private:
+  void done(std::size_t t, const FlowOutcome& outcome);
+
+  FlowTraffic& traffic_;
+  const Topology& topology_;
+  std::vector<Transfer> transfers_;
+};
+
+// Registers flow:transfer (apply: start the step's transfer).
+void register_flow_transfer_actions(Timeline& timeline, FlowTransfers& transfers);
+
+}  // namespace drsim
