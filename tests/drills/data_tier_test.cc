@@ -11,14 +11,9 @@ namespace drsim {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::kpi;
 using test_support::range;
 using test_support::series;
-
-double kpi(const Recorder& rec, std::string_view name, const Labels& labels) {
-  const Recorder::Kpi* k = rec.find_kpi(name, labels);
-  EXPECT_NE(k, nullptr) << name;
-  return k == nullptr ? -1 : k->value;
-}
 
 // Zone-a fails for 2 min at 2 min, zone-b for 2 min at 6 min.
 TEST(QuorumPlacement, TwoTwoOneKeepsAQuorumForAnySingleZoneLossTwoTwoDoesNot) {

@@ -32,6 +32,13 @@ inline std::map<std::int64_t, double> series(const Recorder& rec, std::string_vi
   return {};
 }
 
+// The KPI's value, or -1 (and a test failure) when there is no such KPI.
+inline double kpi(const Recorder& rec, std::string_view name, const Labels& labels) {
+  const Recorder::Kpi* k = rec.find_kpi(name, labels);
+  EXPECT_NE(k, nullptr) << name;
+  return k == nullptr ? -1 : k->value;
+}
+
 // Smallest and largest value over the windows starting in [from, to).
 struct Range {
   double min = 0, max = 0;

@@ -20,14 +20,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using test_support::mean;
+using test_support::kpi;
 using test_support::range;
 using test_support::series;
-
-double kpi(const Recorder& rec, std::string_view name, const Labels& labels) {
-  const Recorder::Kpi* k = rec.find_kpi(name, labels);
-  EXPECT_NE(k, nullptr) << name;
-  return k == nullptr ? -1 : k->value;
-}
 
 const Labels kDb{{"database", "payments-db"}};
 const Labels kEastStream{{"database", "payments-db"}, {"member", "1"}, {"zone", "east-a"}};
