@@ -557,6 +557,24 @@ std::vector<Diagnostic> check_network(const ScenarioSpec& spec, const SourceMap&
   for (const ConfigProblem& problem : spec.network.validate()) {
     out.push_back(where.at("spec.network." + problem.field, problem.message));
   }
+  // Flows share the links' bandwidth as SimGrid computes it: a fixed stream
+  // capacity would silently do nothing, so it is an error there.
+  if (spec.network.flows()) {
+    for (std::size_t i = 0; i < spec.topology.config.databases.size(); ++i) {
+      const DatabaseConfig& d = spec.topology.config.databases[i];
+      const std::string p = indexed(std::string(kTopology) + ".databases", i);
+      if (d.replication_bandwidth) {
+        out.push_back(where.at(p + ".replicationBandwidth",
+                               "has no effect with network fidelity (spec.network.fidelity: flows): replication "
+                               "streams share the links as flows; remove it, or run closed-form"));
+      }
+      if (d.link_share.value != 1.0) {
+        out.push_back(where.at(p + ".linkShare",
+                               "has no effect with network fidelity (spec.network.fidelity: flows): replication "
+                               "streams share the links as flows; remove it, or run closed-form"));
+      }
+    }
+  }
   std::vector<Diagnostic> ignored;  // check_topology reports the zones' own problems
   NameTable zones("zone", where);
   for (const RegionConfig& r : spec.topology.config.regions) {

@@ -156,6 +156,10 @@ const BadCase kBadCases[] = {
     {"call_unknown_service",
      "tests/data/scenarios/bad/call_unknown_service.yaml:15:27: spec.topology.services[0].calls[0].service: "
      "unknown service \"dbb\", did you mean \"db\"? (services: front, db)"},
+    {"flows_with_replication_bandwidth",
+     "tests/data/scenarios/bad/flows_with_replication_bandwidth.yaml:18:103: "
+     "spec.topology.databases[0].replicationBandwidth: has no effect with network fidelity "
+     "(spec.network.fidelity: flows): replication streams share the links as flows; remove it, or run closed-form"},
     {"call_unknown_database",
      "tests/data/scenarios/bad/call_unknown_database.yaml:15:28: spec.topology.services[0].calls[0].database: "
      "unknown database \"order\", did you mean \"orders\"? (databases: orders)"},
