@@ -161,7 +161,8 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
     f.switch_applies = true;
     for (std::size_t i = 0; i < e.size(); ++i) {
       const SimTime t{Duration{e.t_ns[i]}};
-      if (t >= step.start && t < span_end && e.kind[i] == "switched" && e.component[i] == action->target.database) {
+      if (t >= step.start && t < span_end && e.kind[i] == "switched" &&
+          e.component[i] == "database/" + action->target.database) {
         f.traffic_switch = t - step.start;
         break;
       }
@@ -356,19 +357,22 @@ std::string objectives_text(const ObjectiveReport& report, const ObjectivesConfi
   for (const ObjectiveVerdict& v : report.verdicts) {
     const std::string target = (v.at_most ? "<= " : ">= ") + value_text(v, v.target);
     const std::string measured = v.measured ? value_text(v, *v.measured) : v.note;
-    out << "  " << pad(v.objective, 14) << pad(v.scope, 22) << pad(target, 14) << pad(measured, 22)
+    out << "  " << pad(v.objective + " ", 14) << pad(v.scope + " ", 22) << pad(target + " ", 14)
+        << pad(measured + " ", 22)
         << (v.pass ? "pass" : "FAIL") << "\n";
   }
   out << "\nRecovery per fault (detection, traffic switch, RTO from the fault's start; p99 before/during/after):\n";
-  out << "  " << pad("step", 20) << pad("detected", 10) << pad("switched", 10) << pad("rto", 10) << pad("rpo", 10)
+  out << "  " << pad("step", 20) << pad("detected", 12) << pad("switched", 12) << pad("rto", 12) << pad("rpo", 14)
       << pad("errors", 10) << pad("err rate", 10) << "p99 before / during / after\n";
   for (const FaultFigures& f : report.faults) {
     const std::string rate = f.switch_error_rate ? percent_text(*f.switch_error_rate) : "-";
     char errors[32];
     std::snprintf(errors, sizeof errors, "%.0f", f.switch_errors);
-    out << "  " << pad(f.step.step, 20) << pad(duration_text(f.detection, "n/a"), 10)
-        << pad(f.switch_applies ? duration_text(f.traffic_switch, "never") : "n/a", 10)
-        << pad(duration_text(f.rto, "never"), 10) << pad(duration_text(f.rpo, "-"), 10) << pad(errors, 10)
+    // A column too narrow for its text gets one space after it all the same.
+    out << "  " << pad(f.step.step + " ", 20) << pad(duration_text(f.detection, "n/a") + " ", 12)
+        << pad((f.switch_applies ? duration_text(f.traffic_switch, "never") : "n/a") + " ", 12)
+        << pad(duration_text(f.rto, "never") + " ", 12) << pad(duration_text(f.rpo, "-") + " ", 14)
+        << pad(std::string(errors) + " ", 10)
         << pad(rate, 10) << seconds_text(f.latency_p99_before_s) << " / " << seconds_text(f.latency_p99_during_s)
         << " / " << seconds_text(f.latency_p99_after_s) << "\n";
     if (!f.detected_by.empty()) out << "  " << pad("", 20) << "detected by " << f.detected_by << "\n";

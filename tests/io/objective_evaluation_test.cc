@@ -93,8 +93,8 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   record_arrivals(rec);
   record_latency(rec, "web");
   rec.event(SimTime{3s}, "timeline", "zone:fail", "lose-a");
-  rec.event(SimTime{4500ms}, "db", "detected", "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
-  rec.event(SimTime{6s}, "db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
+  rec.event(SimTime{4500ms}, "database/db", "detected", "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
+  rec.event(SimTime{6s}, "database/db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
   ScenarioSpec spec = zone_a_fails();
   // Windows 4 and 5 lose 5 requests each (the in-flight ones of zone a).
   const FaultReport faults = report_of({lose_a()}, grid({population("web", steady({4, 5}))}));
@@ -104,7 +104,7 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   const FaultFigures& f = r.faults[0];
   // The database's detection at 4.5 s, 1.5 s after the fault's start at 3 s.
   EXPECT_EQ(f.detection, 1500ms);
-  EXPECT_EQ(f.detected_by, "db: detected");
+  EXPECT_EQ(f.detected_by, "database/db: detected");
   // Zone a's last window with arrivals is 4: from window 5 on it has none, until the end at 10 s.
   EXPECT_TRUE(f.switch_applies);
   EXPECT_EQ(f.traffic_switch, 2s);
@@ -127,7 +127,7 @@ TEST(ObjectiveEvaluation, EachDeclaredTargetHasAVerdict) {
   Recorder rec;
   record_arrivals(rec);
   record_latency(rec, "web");
-  rec.event(SimTime{6s}, "db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
+  rec.event(SimTime{6s}, "database/db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
   rec.kpi("client.latency_p99_s", {{"population", "web"}}, 0.3);
   ScenarioSpec spec = zone_a_fails();
   spec.objectives.rto = 5s;
@@ -213,9 +213,9 @@ TEST(ObjectiveEvaluation, NeverRecoveringFailsTheRtoAndNothingDetectingIsNone) {
 
 TEST(ObjectiveEvaluation, ADatabaseKillSwitchesWhenItsClientsReachTheNewPrimaryAndOperatorsDetect) {
   Recorder rec;
-  rec.event(SimTime{2s}, "db", "switched", "an earlier failover, before this fault");
-  rec.event(SimTime{5s}, "other-db", "switched", "not the target");
-  rec.event(SimTime{7s}, "db", "switched", "clients reach member 1 (b)");
+  rec.event(SimTime{2s}, "database/db", "switched", "an earlier failover, before this fault");
+  rec.event(SimTime{5s}, "database/other-db", "switched", "not the target");
+  rec.event(SimTime{7s}, "database/db", "switched", "clients reach member 1 (b)");
   ScenarioSpec spec = zone_a_fails();
   spec.timeline = {action("kill", "database:kill", ActionTarget{.database = "db"}),
                    action("cut", "traffic:cut", ActionTarget{.zone = "a"})};
