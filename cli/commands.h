@@ -18,7 +18,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternalError = 1,
   kExitBadInput = 2,
-  kExitOverloaded = 3,  // check: an overload; recommend-policy: no policy places the scale-out
+  kExitOverloaded = 3,       // check: an overload; recommend-policy: no policy places the scale-out
   kExitObjectiveFailed = 3,  // run --fail-on-objective: a target of spec.objectives failed
   kExitStoppedByGuard = 4,
   kExitInterrupted = 130,

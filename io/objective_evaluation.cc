@@ -313,8 +313,8 @@ ObjectiveReport evaluate_objectives(const Recorder& recorder, const ScenarioSpec
         measured = max_of(measured, k.value);
       }
     }
-    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99),
-                                      measured, measured ? "" : "nothing finished"));
+    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99), measured,
+                                      measured ? "" : "nothing finished"));
   }
   return report;
 }
@@ -358,8 +358,7 @@ std::string objectives_text(const ObjectiveReport& report, const ObjectivesConfi
     const std::string target = (v.at_most ? "<= " : ">= ") + value_text(v, v.target);
     const std::string measured = v.measured ? value_text(v, *v.measured) : v.note;
     out << "  " << pad(v.objective + " ", 14) << pad(v.scope + " ", 22) << pad(target + " ", 14)
-        << pad(measured + " ", 22)
-        << (v.pass ? "pass" : "FAIL") << "\n";
+        << pad(measured + " ", 22) << (v.pass ? "pass" : "FAIL") << "\n";
   }
   out << "\nRecovery per fault (detection, traffic switch, RTO from the fault's start; p99 before/during/after):\n";
   out << "  " << pad("step", 20) << pad("detected", 12) << pad("switched", 12) << pad("rto", 12) << pad("rpo", 14)
@@ -372,9 +371,8 @@ std::string objectives_text(const ObjectiveReport& report, const ObjectivesConfi
     out << "  " << pad(f.step.step + " ", 20) << pad(duration_text(f.detection, "n/a") + " ", 12)
         << pad((f.switch_applies ? duration_text(f.traffic_switch, "never") : "n/a") + " ", 12)
         << pad(duration_text(f.rto, "never") + " ", 12) << pad(duration_text(f.rpo, "-") + " ", 14)
-        << pad(std::string(errors) + " ", 10)
-        << pad(rate, 10) << seconds_text(f.latency_p99_before_s) << " / " << seconds_text(f.latency_p99_during_s)
-        << " / " << seconds_text(f.latency_p99_after_s) << "\n";
+        << pad(std::string(errors) + " ", 10) << pad(rate, 10) << seconds_text(f.latency_p99_before_s) << " / "
+        << seconds_text(f.latency_p99_during_s) << " / " << seconds_text(f.latency_p99_after_s) << "\n";
     if (!f.detected_by.empty()) out << "  " << pad("", 20) << "detected by " << f.detected_by << "\n";
   }
   return out.str();

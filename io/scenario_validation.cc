@@ -622,9 +622,9 @@ std::vector<Diagnostic> check_objectives(const ScenarioSpec& spec, const SourceM
   }
   // The availability over a window sums whole metrics windows.
   if (o.availability_window && o.availability_window->count() % spec.metrics_window.count() != 0) {
-    out.push_back(where.at("spec.objectives.availabilityWindow",
-                           "expected a multiple of metricsWindow (" + format_duration(spec.metrics_window) +
-                               "), got " + format_duration(*o.availability_window)));
+    out.push_back(where.at("spec.objectives.availabilityWindow", "expected a multiple of metricsWindow (" +
+                                                                     format_duration(spec.metrics_window) + "), got " +
+                                                                     format_duration(*o.availability_window)));
   }
   return out;
 }

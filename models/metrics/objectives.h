@@ -38,9 +38,7 @@ struct ObjectivesConfig {
 
   // True when any target beyond successRatio is declared: only then does the
   // run print an Objectives table (the default output stays as it was).
-  bool any_target() const {
-    return rto || rpo || availability || error_budget || latency_p99;
-  }
+  bool any_target() const { return rto || rpo || availability || error_budget || latency_p99; }
   std::vector<ConfigProblem> validate() const {
     std::vector<ConfigProblem> out;
     if (availability_window && !availability) {

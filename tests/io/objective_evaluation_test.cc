@@ -93,7 +93,8 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   record_arrivals(rec);
   record_latency(rec, "web");
   rec.event(SimTime{3s}, "timeline", "zone:fail", "lose-a");
-  rec.event(SimTime{4500ms}, "database/db", "detected", "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
+  rec.event(SimTime{4500ms}, "database/db", "detected",
+            "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
   rec.event(SimTime{6s}, "database/db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
   ScenarioSpec spec = zone_a_fails();
   // Windows 4 and 5 lose 5 requests each (the in-flight ones of zone a).
@@ -193,8 +194,7 @@ TEST(ObjectiveEvaluation, NeverRecoveringFailsTheRtoAndNothingDetectingIsNone) {
   spec.objectives.rto = 1h;
   spec.objectives.rpo = 0s;
   // Every window from 4 on fails: no good window follows the last bad one.
-  const FaultReport faults =
-      report_of({lose_a()}, grid({population("web", steady({4, 5, 6, 7, 8, 9, 10, 11}))}));
+  const FaultReport faults = report_of({lose_a()}, grid({population("web", steady({4, 5, 6, 7, 8, 9, 10, 11}))}));
   const ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_FALSE(r.faults[0].detection);
@@ -240,8 +240,8 @@ TEST(ObjectiveEvaluation, APopulationScopeJudgesThatPopulationOnly) {
   spec.objectives.rto = 2s;
   spec.objectives.latency_p99 = 250ms;
   // West fails in windows 4..9 and recovers at 10 s; east is untouched.
-  const FaultReport faults = report_of(
-      {lose_a()}, grid({population("east", steady()), population("west", steady({4, 5, 6, 7, 8, 9}))}));
+  const FaultReport faults =
+      report_of({lose_a()}, grid({population("east", steady()), population("west", steady({4, 5, 6, 7, 8, 9}))}));
   const ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
   ASSERT_EQ(r.verdicts.size(), 2u);
   EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, 0.0);
