@@ -168,7 +168,8 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       }
     }
   } else if (action != nullptr && (!action->target.zone.empty() || !action->target.region.empty()) &&
-             (step.action == "zone:fail" || step.action == "region:fail")) {
+             (step.action == "zone:fail" || step.action == "region:fail") && !w.starts.empty()) {
+    // (Without client windows there is no grid to judge the traffic on: n/a.)
     f.switch_applies = true;
     const std::set<std::string> zones = failed_zones(spec, action->target);
     std::vector<double> arrivals(w.starts.size(), 0);

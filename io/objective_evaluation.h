@@ -20,14 +20,14 @@
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
 //   nothing in the span detects. Client-side failovers (a population's GSLB
 //   or geo routing) write no event and are not seen here.
-// - Traffic switch: for zone:fail and region:fail (and any fault whose target
-//   names a zone or region without a database), the failed zones' traffic is
-//   the sum of service.arrivals over the services in those zones, per metrics
-//   window. Switched = the start of the first window from which every window
-//   up to the step's end (the run's end if it has none) carries no arrival,
-//   or the step's start if that window began before it. Time = switched -
-//   start; none ("never") when the last window before the end still has
-//   arrivals. For a fault whose target names a database: the first "switched"
+// - Traffic switch: for zone:fail and region:fail, the failed zones' traffic
+//   is the sum of service.arrivals over the services in those zones, per
+//   window of the client grid (none without clients: "n/a"). Switched = the
+//   start of the first window from which every window up to the step's end
+//   (the run's end if it has none) carries no arrival, or the step's start
+//   if that window began before it (0 for zones that never had traffic).
+//   Time = switched - start; none ("never") when the last window before the
+//   end still has arrivals. For a fault whose target names a database: the first "switched"
 //   event of that database in the span (its clients reach the new primary).
 //   Other faults (links, pods, populations): none ("n/a").
 // - Switch period: [start, switched + timeout), timeout the largest client
