@@ -45,11 +45,15 @@ options for run:
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
   --out DIR          results folder (default: results/<scenario name>)
   --quiet            no summary, no progress
+  --fail-on-objective
+                     exit with code 3 when a target of spec.objectives fails
+                     (objectives.json in the results folder has the verdicts)
 
 exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
-(with --fail-on-overload) or recommend-policy found no policy that places
-the scale-out, 4 run stopped by a guard (partial results written),
-130 interrupted (partial results written)
+(with --fail-on-overload), recommend-policy found no policy that places
+the scale-out, or run missed an objective (with --fail-on-objective),
+4 run stopped by a guard (partial results written), 130 interrupted
+(partial results written; 4 and 130 take precedence over 3)
 )";
 }
 
@@ -123,6 +127,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
       args.out_dir = value_of(word, "--out");
     } else if (run && (word == "--quiet" || word == "-q")) {
       args.quiet = true;
+    } else if (run && word == "--fail-on-objective") {
+      args.fail_on_objective = true;
     } else if (args.command == "check" && is(word, "--target")) {
       const std::string text = value_of(word, "--target");
       try {

@@ -24,6 +24,7 @@ struct Arguments {
   std::optional<Duration> until;
   std::string out_dir;        // empty: results/<scenario name>
   bool quiet = false;
+  bool fail_on_objective = false;        // run: --fail-on-objective
   std::string docs_format = "markdown";  // docs: markdown | schema
   double utilization_target = 0.8;       // check: --target
   bool json = false;                     // check, recommend-policy: --json

@@ -5,6 +5,7 @@
 #include "analysis/n_plus_one.h"
 #include "analysis/policy_advice.h"
 #include "cli/progress_display.h"
+#include "io/objective_evaluation.h"
 #include "io/result_writer.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
@@ -31,7 +32,13 @@ int run_command(const Arguments& args, const Console& console) {
   if (!args.quiet) {
     std::fprintf(console.out, "%s\nresults: %s\n", summary_text(result).c_str(), out_dir.string().c_str());
   }
-  if (result.outcome.complete()) return kExitOk;
+  if (result.outcome.complete()) {
+    if (args.fail_on_objective && objective_report(result).any_failed()) {
+      std::fprintf(console.err, "drsim: objectives failed (see %s)\n", (out_dir / "objectives.json").string().c_str());
+      return kExitObjectiveFailed;
+    }
+    return kExitOk;
+  }
   std::fprintf(console.err, "drsim: %s; partial results written to %s\n", result.outcome.message.c_str(),
                out_dir.string().c_str());
   return result.outcome.reason == StopReason::kInterrupted ? kExitInterrupted : kExitStoppedByGuard;

@@ -4,7 +4,9 @@
 // exit code 2. `check --fail-on-overload` returns kExitOverloaded when a case
 // overloads something, so that CI can tell it from bad input; so does
 // `recommend-policy` when no policy places the scale-out (the healthy zones
-// stay overloaded whatever the policy).
+// stay overloaded whatever the policy). `run --fail-on-objective` returns
+// kExitObjectiveFailed, the same code, when a target of spec.objectives fails
+// in a run that completed (a guard's or an interrupt's code comes first).
 #include <atomic>
 #include <cstdio>
 
@@ -16,7 +18,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternalError = 1,
   kExitBadInput = 2,
-  kExitOverloaded = 3,  // check: an overload; recommend-policy: no policy places the scale-out
+  kExitOverloaded = 3,       // check: an overload; recommend-policy: no policy places the scale-out
+  kExitObjectiveFailed = 3,  // run --fail-on-objective: a target of spec.objectives failed
   kExitStoppedByGuard = 4,
   kExitInterrupted = 130,
 };

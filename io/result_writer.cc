@@ -8,6 +8,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "io/objective_evaluation.h"
 #include "io/scenario_loader.h"
 #include "models/timeline/timeline.h"
 #include "sim/errors.h"
@@ -171,6 +172,7 @@ void write_results(const RunResult& result, const std::filesystem::path& dir) {
   write_file(dir / "faults.csv", faults_csv(fault_report(result)));
   write_file(dir / "scenario.yaml", to_yaml(result.scenario));
   write_file(dir / "run.json", run_json(result));
+  write_file(dir / "objectives.json", objectives_json(objective_report(result)));
 }
 
 namespace {
@@ -249,6 +251,12 @@ std::string summary_text(const RunResult& result) {
   const FaultReport faults = fault_report(result);
   if (!faults.impacts.empty() && !faults.windows.populations.empty()) {
     out << "\n" << fault_table(faults, result.scenario.spec);
+  }
+  // Only targets the scenario declares are judged: without any, the summary is as it always was.
+  if (result.scenario.spec.objectives.any_target()) {
+    const ObjectiveReport objectives =
+        evaluate_objectives(result.recorder(), result.scenario.spec, faults, result.outcome.end_time);
+    out << "\n" << objectives_text(objectives, result.scenario.spec.objectives);
   }
   // The fault.* KPIs are the table above, per population too: kpis.json has them.
   const auto& kpis = result.recorder().kpis();

@@ -33,7 +33,8 @@ std::string kpis_json(const RunResult& result);
 // finished, no failure, never recovered).
 std::string faults_csv(const FaultReport& report);
 // Writes timeseries.csv, events.csv, kpis.json, faults.csv, scenario.yaml
-// (resolved) and run.json (outcome, wall time) into dir, creating it.
+// (resolved), run.json (outcome, wall time) and objectives.json (per-fault
+// figures and verdicts, io/objective_evaluation.h) into dir, creating it.
 void write_results(const RunResult& result, const std::filesystem::path& dir);
 // A short human summary: what failed when, each fault's errors and time to
 // recover, the other KPIs, how the run ended.

@@ -126,7 +126,8 @@ struct ScenarioSpec {
               "Also record per-pod series (pod.utilization, pod.cpu_cores): one series per pod and metric."),
         field("timeline", &ScenarioSpec::timeline, "Faults and operator actions, in any order."),
         field("objectives", &ScenarioSpec::objectives,
-              "What the run is judged against: the success ratio the clients must get back to after a fault."),
+              "What the run is judged against: the success ratio the clients must get back to after a fault, and "
+              "the targets (RTO, RPO, availability, error budget, p99 latency) that `drsim run` gives a verdict on."),
         field("kubernetes", &ScenarioSpec::kubernetes,
               "The Kubernetes control plane: node pools, deployments with zone policies, HPAs (absent: pods are as the services declare them, and only timeline actions change them)."),
         field("network", &ScenarioSpec::network,

@@ -65,6 +65,7 @@ Scenario load_scenario_text(std::string_view text, const std::vector<std::string
   report_all(session, check_services_and_load(scenario.spec, session.source_map));
   report_all(session, check_timeline(scenario.spec, session.source_map));
   report_all(session, check_network(scenario.spec, session.source_map));
+  report_all(session, check_objectives(scenario.spec, session.source_map));
   throw_if_any(session);
   std::vector<Diagnostic> out_of_range;
   scenario.resolved_timeline = resolve_timeline(scenario.spec.timeline, session.source_map, out_of_range);

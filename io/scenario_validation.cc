@@ -606,6 +606,29 @@ std::vector<Diagnostic> check_network(const ScenarioSpec& spec, const SourceMap&
   return out;
 }
 
+// ---- objectives ----
+
+std::vector<Diagnostic> check_objectives(const ScenarioSpec& spec, const SourceMap& where) {
+  const ObjectivesConfig& o = spec.objectives;
+  std::vector<Diagnostic> out;
+  for (const ConfigProblem& problem : o.validate()) {
+    out.push_back(where.at("spec.objectives." + problem.field, problem.message));
+  }
+  if (!o.population.empty()) {
+    std::vector<Diagnostic> ignored;  // check_services_and_load reports duplicate names
+    NameTable populations("population", where);
+    for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
+    populations.check_reference(o.population, "spec.objectives.population", out);
+  }
+  // The availability over a window sums whole metrics windows.
+  if (o.availability_window && o.availability_window->count() % spec.metrics_window.count() != 0) {
+    out.push_back(where.at("spec.objectives.availabilityWindow", "expected a multiple of metricsWindow (" +
+                                                                     format_duration(spec.metrics_window) + "), got " +
+                                                                     format_duration(*o.availability_window)));
+  }
+  return out;
+}
+
 std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& timeline, const SourceMap& where,
                                              std::vector<Diagnostic>& diagnostics) {
   const std::size_t n = timeline.size();

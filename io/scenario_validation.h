@@ -29,6 +29,8 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
 // (fidelity: flows), each to a known zone other than its target zone, joined
 // to it by links.
 std::vector<Diagnostic> check_network(const ScenarioSpec& spec, const SourceMap& where);
+// spec.objectives: its own rules, the population it names, a window on the metrics grid.
+std::vector<Diagnostic> check_objectives(const ScenarioSpec& spec, const SourceMap& where);
 
 // Absolute start and end of every action, sorted by (start, index). The
 // timeline must have passed check_timeline. Times past SimTime's range are

@@ -1,11 +1,17 @@
 #pragma once
 // What a run is judged against: `spec.objectives` of a scenario. The fault
 // impact analysis (models/metrics/fault_impact.h) reads the success-ratio
-// objective to decide when the clients have recovered from a fault. Recovery
-// time and data-loss targets (RTO, RPO) join this struct later.
+// objective to decide when the clients have recovered from a fault; the
+// objective evaluation (io/objective_evaluation.h) judges every other target
+// declared here against the recorded series and KPIs. A target left out is
+// not judged: a scenario without targets reports what it always did.
+#include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
+#include "models/config_problem.h"
 #include "sim/fields.h"
 #include "sim/units.h"
 
@@ -18,6 +24,28 @@ struct ObjectivesConfig {
   // transactions during its switch-over, 99.97%), while a window that loses a
   // zone's in-flight requests (a few percent) falls below it.
   Ratio success_ratio{0.999};
+  // Empty: all client populations together (their summed counts).
+  std::string population;
+  std::optional<Duration> rto;
+  std::optional<Duration> rpo;
+  std::optional<Ratio> availability;
+  std::optional<Duration> availability_window;
+  std::optional<Ratio> error_budget;
+  std::optional<Duration> latency_p99;
+  // A minute: long enough for a 1 s metrics window to show the steady state
+  // either side of a fault, short enough not to reach back into an earlier one.
+  Duration latency_window = std::chrono::minutes(1);
+
+  // True when any target beyond successRatio is declared: only then does the
+  // run print an Objectives table (the default output stays as it was).
+  bool any_target() const { return rto || rpo || availability || error_budget || latency_p99; }
+  std::vector<ConfigProblem> validate() const {
+    std::vector<ConfigProblem> out;
+    if (availability_window && !availability) {
+      out.push_back({"availabilityWindow", "has no availability target to apply to (add availability)"});
+    }
+    return out;
+  }
 
   static constexpr std::string_view kTypeName = "Objectives";
   static constexpr auto fields() {
@@ -26,6 +54,35 @@ struct ObjectivesConfig {
               "Share of finished client requests that must succeed in each metrics window. After a fault, the "
               "clients have recovered once every window is back at or above it (default 99.9%).",
               kPositive | kAtMostOne),
+        field("population", &ObjectivesConfig::population,
+              "The client population the targets below are judged on (default: all populations, their counts "
+              "summed)."),
+        field("rto", &ObjectivesConfig::rto,
+              "Recovery time objective, per fault: from the fault's start until the clients' success ratio is "
+              "back at successRatio for good (the fault report's time to recover). Never recovering fails it.",
+              kPositive),
+        field("rpo", &ObjectivesConfig::rpo,
+              "Recovery point objective, per fault: the largest data loss of a database failover promoted "
+              "during the fault (the acknowledged writes the new primary lacks, as a span of commit times; 0s: "
+              "no loss tolerated)."),
+        field("availability", &ObjectivesConfig::availability,
+              "Share of finished client requests that must succeed over the run (or over every "
+              "availabilityWindow).",
+              kPositive | kAtMostOne),
+        field("availabilityWindow", &ObjectivesConfig::availability_window,
+              "Judge availability over every window of this length (a multiple of metricsWindow, sliding by "
+              "metricsWindow) rather than over the whole run: the worst one counts.",
+              kPositive),
+        field("errorBudget", &ObjectivesConfig::error_budget,
+              "Share of finished client requests allowed to fail over the whole run.", kAtMostOne),
+        field("latencyP99", &ObjectivesConfig::latency_p99,
+              "Largest 99th-percentile client latency over the run (the client.latency_p99_s KPI; the worst "
+              "population when none is named).",
+              kPositive),
+        field("latencyWindow", &ObjectivesConfig::latency_window,
+              "How far before a fault and after its end the per-fault figures look for the p99 latency before "
+              "and after it (default 1m).",
+              kPositive),
     };
   }
 };

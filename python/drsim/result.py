@@ -9,6 +9,7 @@ Python ``str`` per distinct value.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import pathlib
 from dataclasses import dataclass
@@ -320,6 +321,70 @@ class Result:
             data[column] = pd.Series([figures.get(k, {}).get(column, np.nan) for k in keys], dtype="float64")
         return pd.DataFrame(data)
 
+    # -- objectives --
+    def objectives(self) -> pd.DataFrame:
+        """The verdicts on the targets of the scenario's ``spec.objectives``,
+        one row per verdict (none when the scenario declares no target):
+
+        ``objective`` (``"rto"``, ``"rpo"``, ``"availability"``,
+        ``"errorBudget"``, ``"latencyP99"``), ``scope`` (``"run"`` or the
+        fault step's name), ``unit`` (``"s"`` or ``"ratio"``),
+        ``comparison`` (``"<="`` or ``">="``: how measured must compare to
+        target), ``target`` and ``measured`` (float seconds or fractions;
+        NaN when there is nothing to measure), ``note`` (why not, e.g.
+        ``"never recovered"``), ``passed`` (bool). The same rows as
+        ``objectives.json``; the definitions are in docs/objectives.md.
+        """
+        import numpy as np
+        import pandas as pd
+
+        rows = self._objectives()["verdicts"]
+        return pd.DataFrame(
+            {
+                "objective": pd.Series([r["objective"] for r in rows], dtype=object),
+                "scope": pd.Series([r["scope"] for r in rows], dtype=object),
+                "unit": pd.Series([r["unit"] for r in rows], dtype=object),
+                "comparison": pd.Series([r["comparison"] for r in rows], dtype=object),
+                "target": pd.Series([r["target"] for r in rows], dtype="float64"),
+                "measured": pd.Series([np.nan if r["measured"] is None else r["measured"] for r in rows],
+                                      dtype="float64"),
+                "note": pd.Series([r["note"] for r in rows], dtype=object),
+                "passed": pd.Series([r["pass"] for r in rows], dtype=bool),
+            }
+        )
+
+    def objectives_passed(self) -> bool:
+        """True unless a target of ``spec.objectives`` failed (what
+        ``drsim run --fail-on-objective`` exits 3 for)."""
+        return bool(self._objectives()["passed"])
+
+    def fault_figures(self) -> pd.DataFrame:
+        """Per fault step (repairs and operator actions have no row): ``step``,
+        ``action``, ``target``, ``start_s``, ``end_s``, ``detection_s``,
+        ``detected_by``, ``traffic_switch_s``, ``rto_s``, ``rpo_s``,
+        ``switch_errors``, ``switch_error_rate``, ``latency_p99_before_s``,
+        ``latency_p99_during_s``, ``latency_p99_after_s`` (float seconds or
+        fractions, NaN when there is none: nothing detected, never switched or
+        recovered, no failover), judged on ``spec.objectives.population``.
+        """
+        import numpy as np
+        import pandas as pd
+
+        rows = self._objectives()["faults"]
+        text = ["step", "action", "target", "detected_by"]
+        numbers = [
+            "start_s", "end_s", "detection_s", "traffic_switch_s", "rto_s", "rpo_s", "switch_errors",
+            "switch_error_rate", "latency_p99_before_s", "latency_p99_during_s", "latency_p99_after_s",
+        ]
+        data: dict[str, Any] = {c: pd.Series([r[c] for r in rows], dtype=object) for c in text}
+        for c in numbers:
+            data[c] = pd.Series([np.nan if r[c] is None else r[c] for r in rows], dtype="float64")
+        return pd.DataFrame(data)[["step", "action", "target", "start_s", "end_s", "detection_s", "detected_by",
+                                   *numbers[3:]]]
+
+    def _objectives(self) -> dict[str, Any]:
+        return json.loads(self._core.objectives_json())
+
     # -- text and files --
     def summary(self) -> str:
         """A short human summary: what failed when, each fault's errors and
@@ -328,7 +393,7 @@ class Result:
 
     def to_dir(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Writes timeseries.csv, events.csv, kpis.json, faults.csv,
-        scenario.yaml and run.json into ``path`` (created if needed); returns
+        scenario.yaml, run.json and objectives.json into ``path`` (created if needed); returns
         it. The CSV files are byte-identical for the same scenario and seed."""
         p = pathlib.Path(os.fsdecode(os.fspath(path)))
         self._core.write_results(str(p))

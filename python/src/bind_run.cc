@@ -26,6 +26,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "io/objective_evaluation.h"
 #include "io/result_writer.h"
 #include "io/run.h"
 #include "python/src/bindings.h"
@@ -249,12 +250,17 @@ void bind_run(py::module_& m) {
       .def("events_csv", [](const RunResult& r) { return events_csv(r.recorder()); })
       .def("kpis_json", [](const RunResult& r) { return kpis_json(r); })
       .def(
+          "objectives_json", [](const RunResult& r) { return objectives_json(objective_report(r)); },
+          "Per-fault figures and objective verdicts (io/objective_evaluation.h), as objectives.json.")
+      .def(
           "write_results",
           [](const RunResult& r, const std::string& dir) {
             py::gil_scoped_release release;
             write_results(r, std::filesystem::path(dir));
           },
-          py::arg("dir"), "Writes timeseries.csv, events.csv, kpis.json, scenario.yaml and run.json into dir.");
+          py::arg("dir"),
+          "Writes timeseries.csv, events.csv, kpis.json, faults.csv, scenario.yaml, run.json and objectives.json "
+          "into dir.");
 
   m.def("run", &run, py::arg("scenario"), py::kw_only(), py::arg("seed") = py::none(),
         py::arg("until_ns") = py::none(), py::arg("progress") = py::none(), py::arg("check_signals") = true,

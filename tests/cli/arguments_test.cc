@@ -44,6 +44,14 @@ TEST(Arguments, DocsFormat) {
   EXPECT_EQ(usage_error({"docs", "--format", "pdf"}), "--format: expected markdown or schema, got \"pdf\"");
 }
 
+TEST(Arguments, FailOnObjectiveIsARunOption) {
+  EXPECT_FALSE(parse_arguments({"run", "s.yaml"}).fail_on_objective);
+  EXPECT_TRUE(parse_arguments({"run", "s.yaml", "--fail-on-objective"}).fail_on_objective);
+  EXPECT_EQ(usage_error({"check", "s.yaml", "--fail-on-objective"}),
+            "unknown option \"--fail-on-objective\" for check");
+  EXPECT_NE(usage_text().find("run missed an objective (with --fail-on-objective)"), std::string::npos);
+}
+
 TEST(Arguments, CheckOptions) {
   const Arguments plain = parse_arguments({"check", "s.yaml"});
   EXPECT_EQ(plain.utilization_target, 0.8);

@@ -82,6 +82,30 @@ TEST(DrsimBinary, CheckOverloadExitsThreeWhenAsked) {
   EXPECT_EQ(run_drsim("check tests/data/scenarios/good/check_call_graph.yaml").exit_code, 0);
 }
 
+TEST(DrsimBinary, RunExitsThreeWhenAnObjectiveFailsAndItIsAsked) {
+  // The pile-up drill's users recover after 15m50s against an RTO of 1m.
+  testing::TempDir dir("binary-objectives");
+  const std::string base = "run scenarios/three_region_pool_pileup.yaml --out " + dir.path().string();
+  const Completed failed = run_drsim(base + " --fail-on-objective");
+  EXPECT_EQ(failed.exit_code, 3) << failed.err;
+  EXPECT_NE(failed.out.find("rto           north-lost            <= 1m         15m50s                FAIL"),
+            std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.err.find("objectives failed"), std::string::npos) << failed.err;
+  EXPECT_NE(testing::read_file(dir.path() / "objectives.json").find("\"passed\": false"), std::string::npos);
+  // Without the flag the same run exits 0; with the drill's fix every target passes.
+  EXPECT_EQ(run_drsim(base + " --quiet").exit_code, 0);
+  const Completed fixed = run_drsim(base +
+                                    " --quiet --fail-on-objective"
+                                    " --set spec.topology.services[payments].calls[1].pool.idleTimeout=10s"
+                                    " --set spec.topology.services[payments].calls[1].pool.maxLifetime=300s"
+                                    " --set spec.topology.services[payments].calls[1].pool.socketTimeout=5s"
+                                    " --set spec.topology.services[payments].calls[1].pool.tcp.keepaliveTime=60s");
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  // A guard's exit code comes first.
+  EXPECT_EQ(run_drsim(base + " --quiet --fail-on-objective --set spec.guards.maxEvents=2").exit_code, 4);
+}
+
 TEST(DrsimBinary, RecommendPolicyExitCodes) {
   const std::string base = "recommend-policy scenarios/appfabric_policy_degradation.yaml --service api --zone zone-a";
   const Completed ok = run_drsim(base);

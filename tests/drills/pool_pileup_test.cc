@@ -7,6 +7,7 @@
 // pools reconnect to the new primary seconds after the endpoint switch.
 #include <gtest/gtest.h>
 
+#include "io/objective_evaluation.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "models/data/tcp_config.h"
@@ -94,6 +95,41 @@ TEST(PoolPileup, TheDrillsFixRecoversSecondsAfterTheEndpointSwitch) {
   const double recovered = recovery_s(rec);
   EXPECT_GE(recovered, 14);
   EXPECT_LT(recovered, 30);
+}
+
+// The scenario's objectives, judged on east's users: the shard's own RTO of
+// 14 s does not make the users' RTO of 1 minute; the fix does.
+const ObjectiveVerdict& verdict(const ObjectiveReport& r, std::string_view objective) {
+  for (const ObjectiveVerdict& v : r.verdicts) {
+    if (v.objective == objective) return v;
+  }
+  ADD_FAILURE() << "no verdict on " << objective;
+  return r.verdicts.at(0);
+}
+
+TEST(PoolPileup, TheObjectivesFailWithTheDefaultsAndPassWithTheFix) {
+  const RunResult defaults = run_scenario(load_scenario_file(kScenario));
+  const ObjectiveReport before = objective_report(defaults);
+  ASSERT_EQ(before.faults.size(), 1u);
+  // The users recover 15 min 50 s after the loss: the fault table's figure.
+  EXPECT_EQ(before.faults[0].rto, 950s);
+  EXPECT_FALSE(verdict(before, "rto").pass);
+  EXPECT_FALSE(verdict(before, "availability").pass);
+  EXPECT_TRUE(before.any_failed());
+  // Detection: the north shard's third failed health check, 2 s apart from
+  // the first due at 300 s: 304 s, 4 s after the loss.
+  EXPECT_EQ(before.faults[0].detection, 4s);
+  EXPECT_EQ(before.faults[0].detected_by, "database/north-shard: detected");
+  // The RPO is the shard's own failover loss, the database.rpo_seconds KPI.
+  const Recorder::Kpi* rpo = defaults.recorder().find_kpi("database.rpo_seconds", {{"database", "north-shard"}});
+  ASSERT_NE(rpo, nullptr);
+  ASSERT_TRUE(before.faults[0].rpo);
+  EXPECT_NEAR(to_seconds(*before.faults[0].rpo), rpo->value, 1e-9);
+  EXPECT_TRUE(verdict(before, "rpo").pass);
+
+  const ObjectiveReport after = objective_report(run_scenario(load_scenario_file(kScenario, kDrillFix)));
+  EXPECT_EQ(after.faults.at(0).rto, 18s);
+  EXPECT_FALSE(after.any_failed());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "io/objective_evaluation.h"
 #include "io/scenario_loader.h"
 #include "tests/io/test_support.h"
 
@@ -158,6 +159,34 @@ TEST(FaultKpis, TheObjectiveDecidesWhatCountsAsRecovered) {
             std::string::npos);
 }
 
+TEST(Objectives, TargetsAreValidatedWithTheirPositions) {
+  const std::string unknown = testing::load_error(zone_outage("2", "", "", "  objectives: {population: webb}\n"));
+  EXPECT_NE(unknown.find("spec.objectives.population"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("webb"), std::string::npos) << unknown;
+  const std::string alone = testing::load_error(zone_outage("2", "", "", "  objectives: {availabilityWindow: 5s}\n"));
+  EXPECT_NE(alone.find("has no availability target"), std::string::npos) << alone;
+  const std::string grid =
+      testing::load_error(zone_outage("2", "", "", "  objectives: {availability: 99%, availabilityWindow: 1500ms}\n"));
+  EXPECT_NE(grid.find("expected a multiple of metricsWindow (1s), got 1.5s"), std::string::npos) << grid;
+  EXPECT_NE(testing::load_error(zone_outage("2", "", "", "  objectives: {rto: 0s}\n")).find("rto"), std::string::npos);
+}
+
+TEST(Objectives, TheSummaryJudgesOnlyDeclaredTargets) {
+  // Without targets the summary is as before: no Objectives table.
+  EXPECT_EQ(summary_text(run_scenario(load_scenario_text(zone_outage()))).find("Objectives"), std::string::npos);
+  // The clients recover 2.695 s after zone a fails (the fault table's figure):
+  // an RTO of 2s fails, one of 3s passes.
+  const RunResult tight = run_scenario(load_scenario_text(zone_outage("2", "", "", "  objectives: {rto: 2s}\n")));
+  const std::string text = summary_text(tight);
+  EXPECT_NE(text.find("rto           lose-a                <= 2s         2.695s                FAIL"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(objective_report(tight).any_failed());
+  const RunResult loose = run_scenario(load_scenario_text(zone_outage("2", "", "", "  objectives: {rto: 3s}\n")));
+  EXPECT_FALSE(objective_report(loose).any_failed());
+  EXPECT_NE(objectives_json(objective_report(loose)).find("\"passed\": true"), std::string::npos);
+}
+
 TEST(FaultKpis, ARunStoppedByAGuardReportsTheFaultsItReached) {
   const RunResult r = run_scenario(load_scenario_text(zone_outage("2", "", "      duration: 6s\n",
                                                                   "  guards: {maxEvents: 1600}\n")));
@@ -206,6 +235,7 @@ TEST(ResultWriter, WritesFaultsCsvWithTheOtherFiles) {
   std::ifstream in(dir / "faults.csv", std::ios::binary);
   const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(written, faults_csv(fault_report(r)));
+  EXPECT_TRUE(std::filesystem::exists(dir / "objectives.json"));
   EXPECT_EQ(written.substr(0, written.find('\n')),
             "step,action,target,start_s,end_s,offered,succeeded,errors,failed_timeout,failed_rejected,"
             "failed_no_target,failed_refused,failed_dependency,success_ratio,first_failure_s,time_to_recover_s,"

@@ -68,6 +68,8 @@ spec:
         database: ""
   objectives:
     successRatio: 99.9%
+    population: ""
+    latencyWindow: 1m
   network:
     fidelity: closed-form
     flowModel: CM02

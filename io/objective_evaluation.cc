@@ -1,0 +1,419 @@
+#include "io/objective_evaluation.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "sim/json_scalars.h"
+
+namespace drsim {
+
+namespace {
+
+Duration from_seconds(double s) { return std::chrono::round<Duration>(std::chrono::duration<double>(s)); }
+
+std::string label_value(const Labels& labels, std::string_view key) {
+  for (const auto& [k, v] : labels) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+bool in_scope(const ObjectivesConfig& o, std::string_view population) {
+  return o.population.empty() || o.population == population;
+}
+
+// The windows of the grid that overlap [from, to).
+struct WindowSpan {
+  std::size_t first = 0;
+  std::size_t last = 0;  // one past
+};
+WindowSpan overlapping(const ClientWindows& w, SimTime from, SimTime to) {
+  WindowSpan out;
+  const std::size_t n = w.starts.size();
+  while (out.first < n && w.starts[out.first] + w.window <= from) ++out.first;
+  out.last = out.first;
+  while (out.last < n && w.starts[out.last] < to) ++out.last;
+  return out;
+}
+
+// Succeeded and failed per window, summed over the populations in scope.
+struct ScopeCounts {
+  std::vector<double> succeeded;
+  std::vector<double> failed;
+  Duration timeout{};  // the largest client timeout in scope
+};
+ScopeCounts scope_counts(const ClientWindows& w, const ObjectivesConfig& o) {
+  const std::size_t n = w.starts.size();
+  ScopeCounts c{std::vector<double>(n, 0), std::vector<double>(n, 0), Duration::zero()};
+  for (const PopulationWindows& p : w.populations) {
+    if (!in_scope(o, p.population)) continue;
+    c.timeout = std::max(c.timeout, p.timeout.value_or(Duration::zero()));
+    for (std::size_t k = 0; k < n && k < p.succeeded.size(); ++k) c.succeeded[k] += p.succeeded[k];
+    for (const auto& by_cause : p.failed) {
+      for (std::size_t k = 0; k < n && k < by_cause.size(); ++k) c.failed[k] += by_cause[k];
+    }
+  }
+  return c;
+}
+
+// The fault report's figures for the scope: all populations, or the named one.
+const ImpactFigures& scope_figures(const FaultImpact& f, const ClientWindows& w, const ObjectivesConfig& o) {
+  if (!o.population.empty()) {
+    for (std::size_t p = 0; p < w.populations.size() && p < f.populations.size(); ++p) {
+      if (w.populations[p].population == o.population) return f.populations[p];
+    }
+  }
+  return f.all;
+}
+
+const ActionConfig* find_action(const ScenarioSpec& spec, const std::string& name) {
+  for (const ActionConfig& a : spec.timeline) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+// The zones a zone or region target names.
+std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget& target) {
+  std::set<std::string> zones;
+  if (!target.zone.empty()) zones.insert(target.zone);
+  for (const RegionConfig& r : spec.topology.config.regions) {
+    if (r.name != target.region) continue;
+    for (const ZoneConfig& z : r.zones) zones.insert(z.name);
+  }
+  return zones;
+}
+
+// Events that show the system noticed a failure (header comment).
+bool is_detection(std::string_view kind) {
+  return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied";
+}
+bool is_repair(std::string_view action) {
+  return action == "zone:recover" || action == "region:recover" || action == "link:restore";
+}
+
+// The loss a "promoted" event reports: "... RPO <n> writes, <seconds>s".
+std::optional<double> promoted_rpo_seconds(std::string_view detail) {
+  const auto at = detail.find("RPO ");
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto comma = detail.find(", ", at);
+  if (comma == std::string_view::npos) return std::nullopt;
+  const char* begin = detail.data() + comma + 2;
+  const char* end = detail.data() + detail.size();
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == end || *ptr != 's') return std::nullopt;
+  return value;
+}
+
+std::optional<double> max_of(std::optional<double> a, double b) { return a ? std::max(*a, b) : b; }
+
+// The largest per-window p99 of the scope's populations among points in [from, to).
+std::optional<double> worst_p99(const Recorder& recorder, const ObjectivesConfig& o, SimTime from, SimTime to,
+                                Duration window) {
+  std::optional<double> worst;
+  for (const Recorder::Series& s : recorder.series_list()) {
+    if (s.metric != "client.latency_p99_s" || !in_scope(o, label_value(s.labels, "population"))) continue;
+    for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+      const SimTime t{Duration{s.t_ns[i]}};
+      if (t + window > from && t < to) worst = max_of(worst, s.value[i]);
+    }
+  }
+  return worst;
+}
+
+FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, const FaultReport& report,
+                           const FaultImpact& impact, const ScopeCounts& counts, SimTime span_end, SimTime end) {
+  const ObjectivesConfig& o = spec.objectives;
+  const ClientWindows& w = report.windows;
+  const FaultStep& step = impact.step;
+  FaultFigures f;
+  f.step = step;
+  const Recorder::Events& e = recorder.events();
+
+  // Detection: a detecting event, or an operator action, in the span.
+  std::optional<SimTime> detected;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    const SimTime t{Duration{e.t_ns[i]}};
+    if (t < step.start || t >= span_end || !is_detection(e.kind[i])) continue;
+    if (!detected || t < *detected) {
+      detected = t;
+      f.detected_by = e.component[i] + ": " + e.kind[i];
+    }
+  }
+  for (const FaultImpact& other : report.impacts) {
+    const FaultStep& s = other.step;
+    if (s.injects_fault || is_repair(s.action) || s.start < step.start || s.start >= span_end) continue;
+    if (!detected || s.start < *detected) {
+      detected = s.start;
+      f.detected_by = "operator: " + s.action + " " + s.step;
+    }
+  }
+  if (detected) f.detection = *detected - step.start;
+
+  // Traffic switch.
+  const ActionConfig* action = find_action(spec, step.step);
+  const SimTime step_end = step.end.value_or(end);
+  if (action != nullptr && !action->target.database.empty()) {
+    f.switch_applies = true;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      const SimTime t{Duration{e.t_ns[i]}};
+      if (t >= step.start && t < span_end && e.kind[i] == "switched" &&
+          e.component[i] == "database/" + action->target.database) {
+        f.traffic_switch = t - step.start;
+        break;
+      }
+    }
+  } else if (action != nullptr && (!action->target.zone.empty() || !action->target.region.empty()) &&
+             (step.action == "zone:fail" || step.action == "region:fail") && !w.starts.empty()) {
+    // (Without client windows there is no grid to judge the traffic on: n/a.)
+    f.switch_applies = true;
+    const std::set<std::string> zones = failed_zones(spec, action->target);
+    std::vector<double> arrivals(w.starts.size(), 0);
+    for (const Recorder::Series& s : recorder.series_list()) {
+      if (s.metric != "service.arrivals" || !zones.contains(label_value(s.labels, "zone"))) continue;
+      for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+        const SimTime t{Duration{s.t_ns[i]}};
+        // Onto the client grid: the window holding t (a zero-length last window joins the one before).
+        auto it = std::upper_bound(w.starts.begin(), w.starts.end(), t);
+        if (it == w.starts.begin()) continue;
+        arrivals[static_cast<std::size_t>(it - w.starts.begin() - 1)] += s.value[i];
+      }
+    }
+    const WindowSpan during = overlapping(w, step.start, step_end);
+    std::size_t k = during.last;
+    while (k > during.first && arrivals[k - 1] == 0) --k;
+    if (k < during.last || during.first == during.last) {
+      const SimTime switched = k < w.starts.size() ? std::max(step.start, w.starts[k]) : step.start;
+      f.traffic_switch = switched - step.start;
+    }
+  }
+
+  // Errors during the switch.
+  const ImpactFigures& figures = scope_figures(impact, w, o);
+  WindowSpan period;
+  if (f.traffic_switch) {
+    period = overlapping(w, step.start, step.start + *f.traffic_switch + counts.timeout);
+  } else {
+    period = overlapping(w, step.start, step.end ? *step.end + counts.timeout : end + Duration{1});
+  }
+  double succeeded = 0;
+  for (std::size_t k = period.first; k < period.last; ++k) {
+    f.switch_errors += counts.failed[k];
+    succeeded += counts.succeeded[k];
+  }
+  if (f.switch_errors + succeeded > 0) f.switch_error_rate = f.switch_errors / (f.switch_errors + succeeded);
+
+  f.rto = figures.time_to_recover;
+
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    const SimTime t{Duration{e.t_ns[i]}};
+    if (t < step.start || t >= span_end || e.kind[i] != "promoted") continue;
+    if (const auto rpo = promoted_rpo_seconds(e.detail[i])) {
+      const Duration d = from_seconds(*rpo);
+      if (!f.rpo || d > *f.rpo) f.rpo = d;
+    }
+  }
+
+  const Duration lw = o.latency_window;
+  f.latency_p99_before_s = worst_p99(recorder, o, step.start - lw, step.start, w.window);
+  const SimTime during_end = step.end.value_or(span_end);
+  f.latency_p99_during_s = worst_p99(recorder, o, step.start, std::max(during_end, step.start + Duration{1}), w.window);
+  if (step.end) f.latency_p99_after_s = worst_p99(recorder, o, *step.end, *step.end + lw, w.window);
+  return f;
+}
+
+ObjectiveVerdict verdict(std::string objective, std::string scope, ObjectiveVerdict::Unit unit, bool at_most,
+                         double target, std::optional<double> measured, std::string note) {
+  ObjectiveVerdict v{std::move(objective), std::move(scope), unit, at_most, target, measured, std::move(note), true};
+  if (measured) v.pass = at_most ? *measured <= target : *measured >= target;
+  return v;
+}
+
+}  // namespace
+
+bool ObjectiveReport::any_failed() const {
+  return std::any_of(verdicts.begin(), verdicts.end(), [](const ObjectiveVerdict& v) { return !v.pass; });
+}
+
+ObjectiveReport evaluate_objectives(const Recorder& recorder, const ScenarioSpec& spec, const FaultReport& faults,
+                                    SimTime end) {
+  const ObjectivesConfig& o = spec.objectives;
+  const ClientWindows& w = faults.windows;
+  const ScopeCounts counts = scope_counts(w, o);
+  ObjectiveReport report;
+
+  std::vector<SimTime> fault_starts;
+  for (const FaultImpact& f : faults.impacts) {
+    if (f.step.injects_fault) fault_starts.push_back(f.step.start);
+  }
+  std::sort(fault_starts.begin(), fault_starts.end());
+  for (const FaultImpact& impact : faults.impacts) {
+    if (!impact.step.injects_fault) continue;
+    const auto next = std::upper_bound(fault_starts.begin(), fault_starts.end(), impact.step.start);
+    const SimTime span_end = next == fault_starts.end() ? std::max(end, impact.step.start) : *next;
+    report.faults.push_back(fault_figures(recorder, spec, faults, impact, counts, span_end, end));
+  }
+
+  using Unit = ObjectiveVerdict::Unit;
+  for (const FaultFigures& f : report.faults) {
+    if (o.rto) {
+      const std::optional<double> measured = f.rto ? std::optional(to_seconds(*f.rto)) : std::nullopt;
+      ObjectiveVerdict v = verdict("rto", f.step.step, Unit::kSeconds, true, to_seconds(*o.rto), measured,
+                                   measured ? "" : "never recovered");
+      if (!measured) v.pass = false;
+      report.verdicts.push_back(std::move(v));
+    }
+    if (o.rpo) {
+      const std::optional<double> measured = f.rpo ? std::optional(to_seconds(*f.rpo)) : std::nullopt;
+      report.verdicts.push_back(verdict("rpo", f.step.step, Unit::kSeconds, true, to_seconds(*o.rpo), measured,
+                                        measured ? "" : "no failover"));
+    }
+  }
+
+  double succeeded = 0, failed = 0;
+  for (std::size_t k = 0; k < w.starts.size(); ++k) {
+    succeeded += counts.succeeded[k];
+    failed += counts.failed[k];
+  }
+  const double finished = succeeded + failed;
+  if (o.availability) {
+    std::optional<double> measured;
+    if (!o.availability_window) {
+      if (finished > 0) measured = succeeded / finished;
+    } else {
+      // Every run of consecutive windows covering availabilityWindow; a run shorter than it is one such run.
+      const std::size_t n = w.starts.size();
+      const std::size_t width =
+          std::max<std::size_t>(1, static_cast<std::size_t>(o.availability_window->count() / w.window.count()));
+      const std::size_t runs = n > width ? n - width + 1 : (n > 0 ? 1 : 0);
+      for (std::size_t first = 0; first < runs; ++first) {
+        double s = 0, f = 0;
+        for (std::size_t k = first; k < std::min(n, first + width); ++k) {
+          s += counts.succeeded[k];
+          f += counts.failed[k];
+        }
+        if (s + f > 0) measured = measured ? std::min(*measured, s / (s + f)) : s / (s + f);
+      }
+    }
+    report.verdicts.push_back(verdict("availability", "run", Unit::kRatio, false, o.availability->value, measured,
+                                      measured ? "" : "nothing finished"));
+  }
+  if (o.error_budget) {
+    const std::optional<double> measured = finished > 0 ? std::optional(failed / finished) : std::nullopt;
+    report.verdicts.push_back(verdict("errorBudget", "run", Unit::kRatio, true, o.error_budget->value, measured,
+                                      measured ? "" : "nothing finished"));
+  }
+  if (o.latency_p99) {
+    std::optional<double> measured;
+    for (const Recorder::Kpi& k : recorder.kpis()) {
+      if (k.name == "client.latency_p99_s" && in_scope(o, label_value(k.labels, "population"))) {
+        measured = max_of(measured, k.value);
+      }
+    }
+    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99), measured,
+                                      measured ? "" : "nothing finished"));
+  }
+  return report;
+}
+
+ObjectiveReport objective_report(const RunResult& result) {
+  return evaluate_objectives(result.recorder(), result.scenario.spec, fault_report(result), result.outcome.end_time);
+}
+
+namespace {
+
+std::string percent_text(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f%%", ratio * 100);
+  return buf;
+}
+std::string duration_text(std::optional<Duration> d, std::string_view none) {
+  return d ? format_duration(*d) : std::string(none);
+}
+std::string seconds_text(std::optional<double> s) {
+  if (!s) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1fms", *s * 1000);
+  return buf;
+}
+std::string value_text(const ObjectiveVerdict& v, double value) {
+  return v.unit == ObjectiveVerdict::Unit::kRatio ? percent_text(value) : format_duration(from_seconds(value));
+}
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+}  // namespace
+
+std::string objectives_text(const ObjectiveReport& report, const ObjectivesConfig& objectives) {
+  std::ostringstream out;
+  out << "Objectives (" << (objectives.population.empty() ? "all populations" : "population " + objectives.population)
+      << "):\n";
+  out << "  " << pad("objective", 14) << pad("scope", 22) << pad("target", 14) << pad("measured", 22) << "verdict\n";
+  for (const ObjectiveVerdict& v : report.verdicts) {
+    const std::string target = (v.at_most ? "<= " : ">= ") + value_text(v, v.target);
+    const std::string measured = v.measured ? value_text(v, *v.measured) : v.note;
+    out << "  " << pad(v.objective + " ", 14) << pad(v.scope + " ", 22) << pad(target + " ", 14)
+        << pad(measured + " ", 22) << (v.pass ? "pass" : "FAIL") << "\n";
+  }
+  out << "\nRecovery per fault (detection, traffic switch, RTO from the fault's start; p99 before/during/after):\n";
+  out << "  " << pad("step", 20) << pad("detected", 12) << pad("switched", 12) << pad("rto", 12) << pad("rpo", 14)
+      << pad("errors", 10) << pad("err rate", 10) << "p99 before / during / after\n";
+  for (const FaultFigures& f : report.faults) {
+    const std::string rate = f.switch_error_rate ? percent_text(*f.switch_error_rate) : "-";
+    char errors[32];
+    std::snprintf(errors, sizeof errors, "%.0f", f.switch_errors);
+    // A column too narrow for its text gets one space after it all the same.
+    out << "  " << pad(f.step.step + " ", 20) << pad(duration_text(f.detection, "n/a") + " ", 12)
+        << pad((f.switch_applies ? duration_text(f.traffic_switch, "never") : "n/a") + " ", 12)
+        << pad(duration_text(f.rto, "never") + " ", 12) << pad(duration_text(f.rpo, "-") + " ", 14)
+        << pad(std::string(errors) + " ", 10) << pad(rate, 10) << seconds_text(f.latency_p99_before_s) << " / "
+        << seconds_text(f.latency_p99_during_s) << " / " << seconds_text(f.latency_p99_after_s) << "\n";
+    if (!f.detected_by.empty()) out << "  " << pad("", 20) << "detected by " << f.detected_by << "\n";
+  }
+  return out.str();
+}
+
+namespace {
+std::string json_opt(std::optional<double> v) { return v ? json_number(*v) : std::string("null"); }
+std::string json_opt(std::optional<Duration> d) { return d ? json_number(to_seconds(*d)) : std::string("null"); }
+}  // namespace
+
+std::string objectives_json(const ObjectiveReport& report) {
+  std::ostringstream out;
+  out << "{\n  \"passed\": " << (report.any_failed() ? "false" : "true") << ",\n  \"verdicts\": [";
+  for (std::size_t i = 0; i < report.verdicts.size(); ++i) {
+    const ObjectiveVerdict& v = report.verdicts[i];
+    out << (i ? ",\n" : "\n") << "    {\"objective\": " << json_string(v.objective)
+        << ", \"scope\": " << json_string(v.scope)
+        << ", \"unit\": " << json_string(v.unit == ObjectiveVerdict::Unit::kRatio ? "ratio" : "s")
+        << ", \"comparison\": " << json_string(v.at_most ? "<=" : ">=") << ", \"target\": " << json_number(v.target)
+        << ", \"measured\": " << json_opt(v.measured) << ", \"note\": " << json_string(v.note)
+        << ", \"pass\": " << (v.pass ? "true" : "false") << "}";
+  }
+  out << (report.verdicts.empty() ? "],\n" : "\n  ],\n") << "  \"faults\": [";
+  for (std::size_t i = 0; i < report.faults.size(); ++i) {
+    const FaultFigures& f = report.faults[i];
+    out << (i ? ",\n" : "\n") << "    {\"step\": " << json_string(f.step.step)
+        << ", \"action\": " << json_string(f.step.action) << ", \"target\": " << json_string(f.step.target)
+        << ", \"start_s\": " << json_number(to_seconds(f.step.start))
+        << ", \"end_s\": " << (f.step.end ? json_number(to_seconds(*f.step.end)) : std::string("null"))
+        << ", \"detection_s\": " << json_opt(f.detection) << ", \"detected_by\": " << json_string(f.detected_by)
+        << ", \"traffic_switch_applies\": " << (f.switch_applies ? "true" : "false")
+        << ", \"traffic_switch_s\": " << json_opt(f.traffic_switch) << ", \"rto_s\": " << json_opt(f.rto)
+        << ", \"rpo_s\": " << json_opt(f.rpo) << ", \"switch_errors\": " << json_number(f.switch_errors)
+        << ", \"switch_error_rate\": " << json_opt(f.switch_error_rate)
+        << ", \"latency_p99_before_s\": " << json_opt(f.latency_p99_before_s)
+        << ", \"latency_p99_during_s\": " << json_opt(f.latency_p99_during_s)
+        << ", \"latency_p99_after_s\": " << json_opt(f.latency_p99_after_s) << "}";
+  }
+  out << (report.faults.empty() ? "]\n" : "\n  ]\n") << "}\n";
+  return out.str();
+}
+
+}  // namespace drsim
