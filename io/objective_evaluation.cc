@@ -1,7 +1,6 @@
 #include "io/objective_evaluation.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -93,20 +92,6 @@ bool is_detection(std::string_view kind) {
 }
 bool is_repair(std::string_view action) {
   return action == "zone:recover" || action == "region:recover" || action == "link:restore";
-}
-
-// The loss a "promoted" event reports: "... RPO <n> writes, <seconds>s".
-std::optional<double> promoted_rpo_seconds(std::string_view detail) {
-  const auto at = detail.find("RPO ");
-  if (at == std::string_view::npos) return std::nullopt;
-  const auto comma = detail.find(", ", at);
-  if (comma == std::string_view::npos) return std::nullopt;
-  const char* begin = detail.data() + comma + 2;
-  const char* end = detail.data() + detail.size();
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr == end || *ptr != 's') return std::nullopt;
-  return value;
 }
 
 std::optional<double> max_of(std::optional<double> a, double b) { return a ? std::max(*a, b) : b; }
@@ -209,11 +194,14 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
 
   f.rto = figures.time_to_recover;
 
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    const SimTime t{Duration{e.t_ns[i]}};
-    if (t < step.start || t >= span_end || e.kind[i] != "promoted") continue;
-    if (const auto rpo = promoted_rpo_seconds(e.detail[i])) {
-      const Duration d = from_seconds(*rpo);
+  // RPO: the largest loss of the databases' promotions inside the fault
+  // (database.failover_rpo_s, one point per promotion).
+  for (const Recorder::Series& s : recorder.series_list()) {
+    if (s.metric != "database.failover_rpo_s") continue;
+    for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+      const SimTime t{Duration{s.t_ns[i]}};
+      if (t < step.start || t >= span_end) continue;
+      const Duration d = from_seconds(s.value[i]);
       if (!f.rpo || d > *f.rpo) f.rpo = d;
     }
   }

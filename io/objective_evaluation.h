@@ -38,9 +38,9 @@
 //   none when nothing finished.
 // - RTO: the fault report's time to recover of the scope (the success ratio
 //   back at successRatio for the rest of the span); none: never recovered.
-// - RPO: the largest data loss of the "promoted" events of databases in
-//   [start, span end) (their "RPO <n> writes, <d>s" detail, the same figure
-//   as the database.rpo_seconds KPI); none when no failover was promoted.
+// - RPO: the largest data loss of the databases' promotions in [start, span
+//   end) (the database.failover_rpo_s points, one per promotion, the figure
+//   database.rpo_seconds sums up); none when no failover was promoted.
 // - Latency p99 before / during / after: the largest per-window p99 of the
 //   scope's client.latency_p99_s series over the windows in
 //   [start - latencyWindow, start), over those that overlap [start, end) (end:

@@ -123,6 +123,8 @@ void Database::attach() {
     members_[m].g_connections = metrics_->gauge("database.connections", ml);
   }
   c_refused_connections_ = metrics_->counter("database.refused_connections", labels);
+  s_failover_rpo_s_ = recorder().series("database.failover_rpo_s", labels);
+  s_failover_rpo_writes_ = recorder().series("database.failover_rpo_writes", labels);
   domains_.on_change([this] { on_change(); });
 }
 
@@ -569,6 +571,8 @@ void Database::promote(std::size_t c) {
   }
   rec.rpo_writes = lost;
   rec.rpo = lost > 0 ? last_lost - cand.applied_commit : Duration::zero();
+  recorder().record(s_failover_rpo_s_, now(), to_seconds(rec.rpo));
+  recorder().record(s_failover_rpo_writes_, now(), static_cast<double>(lost));
   // Unacknowledged writes beyond the new head are discarded.
   for (auto it = callbacks_.lower_bound(cand.applied + 1); it != callbacks_.end();) {
     CommitCallback cb = std::move(it->second);

@@ -41,6 +41,8 @@
 // With client pools (database_endpoint.h): database.connections per member
 // (client sessions open on it) and database.refused_connections ("Too many
 // connections"); KPI database.peak_connections (the most on any member).
+// Per failover, a point at the promotion: database.failover_rpo_s and
+// database.failover_rpo_writes (what that promotion lost).
 // KPIs: database.rpo_writes (sum over failovers), database.rpo_seconds,
 // database.rto_seconds, database.rto_first_write_seconds (worst), database.failovers,
 // database.commits, database.failed_writes.
@@ -238,6 +240,7 @@ class Database : public Component {
   std::uint32_t peak_connections_ = 0;
   std::uint64_t refused_connections_ = 0;
   CounterId c_refused_connections_;
+  SeriesId s_failover_rpo_s_, s_failover_rpo_writes_;
 
   std::uint64_t commits_ = 0, failed_writes_ = 0;
   std::optional<WindowedMetrics> metrics_;

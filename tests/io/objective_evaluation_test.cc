@@ -95,7 +95,7 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   rec.event(SimTime{3s}, "timeline", "zone:fail", "lose-a");
   rec.event(SimTime{4500ms}, "database/db", "detected",
             "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
-  rec.event(SimTime{6s}, "database/db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
+  rec.record(rec.series("database.failover_rpo_s", {{"database", "db"}}), SimTime{6s}, 0.25);
   ScenarioSpec spec = zone_a_fails();
   // Windows 4 and 5 lose 5 requests each (the in-flight ones of zone a).
   const FaultReport faults = report_of({lose_a()}, grid({population("web", steady({4, 5}))}));
@@ -128,7 +128,7 @@ TEST(ObjectiveEvaluation, EachDeclaredTargetHasAVerdict) {
   Recorder rec;
   record_arrivals(rec);
   record_latency(rec, "web");
-  rec.event(SimTime{6s}, "database/db", "promoted", "member 1 (b) at write 10 of 12: RPO 2 writes, 0.25s");
+  rec.record(rec.series("database.failover_rpo_s", {{"database", "db"}}), SimTime{6s}, 0.25);
   rec.kpi("client.latency_p99_s", {{"population", "web"}}, 0.3);
   ScenarioSpec spec = zone_a_fails();
   spec.objectives.rto = 5s;
