@@ -60,6 +60,12 @@ void HealthChecker::tick(std::size_t c) {
   const bool reporting = domains_.zone_up(checker.zone);
   if (reporting != checker.reporting) {
     checker.reporting = reporting;
+    if (reporting) {
+      for (Probe& p : checker.probes) {
+        p.known = false;
+        p.disagreeing = 0;
+      }
+    }
     for (std::size_t r = 0; r < regions_.size(); ++r) evaluate(r);
   }
   if (!reporting) return;
@@ -98,6 +104,16 @@ void HealthChecker::on_served(std::uint64_t token, ServeOutcome outcome) {
 void HealthChecker::result(std::size_t c, std::size_t r, bool ok) {
   if (!ok) metrics_->add(regions_[r].checks_failed, now());
   Probe& probe = checkers_[c].probes[r];
+  if (!probe.known) {
+    probe.disagreeing = (probe.disagreeing > 0 && ok == probe.last_ok) ? probe.disagreeing + 1 : 1;
+    probe.last_ok = ok;
+    if (probe.disagreeing < config_.failure_threshold) return;
+    probe.known = true;
+    probe.healthy_view = ok;
+    probe.disagreeing = 0;
+    evaluate(r);
+    return;
+  }
   if (ok == probe.healthy_view) {
     probe.disagreeing = 0;
     return;
@@ -112,7 +128,17 @@ std::uint32_t HealthChecker::healthy_checkers(RegionIndex region) const {
   for (std::size_t r = 0; r < regions_.size(); ++r) {
     if (regions_[r].region != region) continue;
     std::uint32_t n = 0;
-    for (const Checker& c : checkers_) n += (c.reporting && c.probes[r].healthy_view) ? 1 : 0;
+    for (const Checker& c : checkers_) n += (c.reporting && c.probes[r].known && c.probes[r].healthy_view) ? 1 : 0;
+    return n;
+  }
+  return 0;
+}
+
+std::uint32_t HealthChecker::reporting_checkers(RegionIndex region) const {
+  for (std::size_t r = 0; r < regions_.size(); ++r) {
+    if (regions_[r].region != region) continue;
+    std::uint32_t n = 0;
+    for (const Checker& c : checkers_) n += (c.reporting && c.probes[r].known) ? 1 : 0;
     return n;
   }
   return 0;
@@ -127,8 +153,7 @@ bool HealthChecker::healthy(RegionIndex region) const {
 
 void HealthChecker::evaluate(std::size_t r) {
   Region& region = regions_[r];
-  std::uint32_t reporting = 0;
-  for (const Checker& c : checkers_) reporting += c.reporting ? 1 : 0;
+  const std::uint32_t reporting = reporting_checkers(region.region);
   const std::uint32_t healthy_count = healthy_checkers(region.region);
   metrics_->set(region.healthy_checkers, now(), healthy_count);
   if (reporting == 0) return;  // nobody reports: the last decision stands

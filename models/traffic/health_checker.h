@@ -14,7 +14,9 @@
 //            consecutive results that disagree with it (both ways)
 //   quorum   the region is healthy while more than healthyQuorum (18%) of the
 //            reporting checkers consider it healthy; a checker whose own zone
-//            is down reports nothing and is left out
+//            is down reports nothing and is left out, and once its zone is
+//            back it rejoins after failureThreshold consecutive agreeing
+//            results (its old view is stale)
 //   routing  a change of health sets the region's availability in the router
 //            through apply_routing_change, so a rules store without quorum
 //            freezes it. When every region is unhealthy all are made
@@ -53,6 +55,7 @@ class HealthChecker : public Component, public JobOwner {
   // The endpoint's health as the quorum last decided it (before any rules store delay).
   bool healthy(RegionIndex region) const;
   // Checkers whose view of the region is healthy, among those reporting.
+  std::uint32_t reporting_checkers(RegionIndex region) const;
   std::uint32_t healthy_checkers(RegionIndex region) const;
   // When checker c sends its first probes.
   SimTime first_probe(std::size_t checker) const { return checkers_[checker].first; }
@@ -65,8 +68,10 @@ class HealthChecker : public Component, public JobOwner {
 
  private:
   struct Probe {
-    bool healthy_view = true;  // Route 53 starts a new health check as healthy
-    std::uint32_t disagreeing = 0;
+    bool healthy_view = true;       // Route 53 starts a new health check as healthy
+    bool known = true;              // false from a checker's return until it has threshold agreeing results
+    bool last_ok = true;            // while !known: the streak's result
+    std::uint32_t disagreeing = 0;  // while !known: the streak's length
     std::uint32_t generation = 0;
     bool outstanding = false;
     EventId timeout;

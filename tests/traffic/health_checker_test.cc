@@ -178,6 +178,13 @@ TEST(HealthChecker, ACheckerWhoseZoneIsDownIsLeftOutOfTheQuorum) {
   f.sim.run_until(SimTime{200s});
   EXPECT_EQ(f.checker->healthy_checkers(east), 1u);
   EXPECT_TRUE(f.checker->healthy(east));
+  // ca is back at 250 s: its checkers rejoin after three passed probes each, not with their old views.
+  f.sim.schedule_at(SimTime{250s}, [&] { f.domains.recover_region(f.region("ca")); });
+  f.sim.run_until(SimTime{250s + 1ms});
+  EXPECT_EQ(f.checker->reporting_checkers(east), 2u);
+  f.sim.run_until(SimTime{291s});
+  EXPECT_EQ(f.checker->reporting_checkers(east), 8u);
+  EXPECT_EQ(f.checker->healthy_checkers(east), 7u);
   f.sim.finish();
 }
 
