@@ -21,6 +21,8 @@
 #include "models/topology/flow_traffic.h"
 #include "models/topology/flow_transfers.h"
 #include "models/traffic/client_population.h"
+#include "models/traffic/dns_caches.h"
+#include "models/traffic/health_checker.h"
 #include "models/traffic/routing_actions.h"
 #include "models/traffic/routing_rules_store.h"
 #include "sim/errors.h"
@@ -192,6 +194,21 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     (*rules_stores)[config.name] = &sim->add<RoutingRulesStore>(config.name, *group,
                                                                 config.routing->rules_retry_interval,
                                                                 spec.metrics_window);
+  }
+  // GSLB health checks and DNS caches of the routed populations (routing.healthCheck, routing.dns), once
+  // the rules stores exist: a health checker's changes go through its population's store.
+  for (std::size_t i = 0; i < populations.size(); ++i) {
+    const ClientPopulationConfig& config = spec.load[i];
+    if (!config.routing) continue;
+    GeoRouter& router = *populations[i]->router();
+    if (config.routing->health_check) {
+      const auto store = rules_stores->find(config.name);
+      sim->add<HealthChecker>(config.name, *config.routing->health_check, *find_service(config.service), domains,
+                              router, store == rules_stores->end() ? nullptr : store->second, spec.metrics_window);
+    }
+    if (config.routing->dns) {
+      populations[i]->use_dns(&sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window));
+    }
   }
   // Kafka-style topics, their consumer groups, and the services that produce to them.
   std::vector<KafkaTopic*> topics;

@@ -388,6 +388,12 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     if (population.routing) check_routing(spec, population, p + ".routing", where, out);
     if (population.routing && !population.routing->rules_store.empty())
       groups.check_reference(population.routing->rules_store, p + ".routing.rulesStore", out);
+    // GSLB health checkers sit in topology zones.
+    if (population.routing && population.routing->health_check) {
+      const std::vector<std::string>& checkers = population.routing->health_check->checkers;
+      for (std::size_t j = 0; j < checkers.size(); ++j)
+        zones.check_reference(checkers[j], indexed(p + ".routing.healthCheck.checkers", j), out);
+    }
   }
 
   if (!spec.kubernetes) return out;

@@ -22,6 +22,9 @@ std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
   nest("retry", retry.validate());
   if (routing) {
     nest("routing", routing->validate());
+    if (routing->health_check && routing->regions.size() == 1) {
+      problems.push_back({"routing.healthCheck", "expected at least two regions to fail over between"});
+    }
     if (routing->policy == "latency" && zone.empty()) {
       problems.push_back({"routing.policy", "expected a population zone with policy latency (the round trips "
                                             "are measured from it)"});
@@ -154,7 +157,7 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   }
   std::optional<RegionIndex> region;
   if (router_) {
-    region = router_->pick(rng());
+    region = dns_ == nullptr ? router_->pick(rng()) : dns_->answer(rng()).pick(rng());
     if (!region) {
       on_served(token, ServeOutcome::kNoTarget);
       return;

@@ -25,6 +25,7 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service.h"
+#include "models/traffic/dns_caches.h"
 #include "models/traffic/geo_router.h"
 #include "models/traffic/retry_budget.h"
 #include "models/traffic/retry_policy.h"
@@ -82,6 +83,8 @@ class ClientPopulation : public Component, public JobOwner {
   const ClientPopulationConfig& config() const { return config_; }
   // For operator actions (routing:weight) and, later, health checks.
   GeoRouter* router() { return router_ ? &*router_ : nullptr; }
+  // With routing.dns: requests route by a client's cached answer instead of the live router.
+  void use_dns(const DnsCaches* dns) { dns_ = dns; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -125,6 +128,7 @@ class ClientPopulation : public Component, public JobOwner {
   Service& target_;
   std::optional<ZoneIndex> zone_;
   std::optional<GeoRouter> router_;
+  const DnsCaches* dns_ = nullptr;
   RetryPolicy retry_;
   std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;

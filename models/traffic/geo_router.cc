@@ -8,9 +8,14 @@ namespace drsim {
 
 std::vector<ConfigProblem> GeoRoutingConfig::validate() const {
   std::vector<ConfigProblem> problems;
-  if (policy != "weighted" && policy != "latency") {
-    problems.push_back({"policy", "expected weighted or latency, got \"" + policy + "\""});
+  if (policy != "weighted" && policy != "latency" && policy != "failover") {
+    problems.push_back({"policy", "expected weighted, latency or failover, got \"" + policy + "\""});
   }
+  auto nest = [&problems](const std::string& prefix, std::vector<ConfigProblem> inner) {
+    for (ConfigProblem& p : inner) problems.push_back({prefix + "." + p.field, std::move(p.message)});
+  };
+  if (health_check) nest("healthCheck", health_check->validate());
+  if (dns) nest("dns", dns->validate());
   for (std::size_t i = 0; i < regions.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (regions[j].region == regions[i].region) {
@@ -25,7 +30,7 @@ std::vector<ConfigProblem> GeoRoutingConfig::validate() const {
 
 GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, std::optional<ZoneIndex> client_zone,
                      const std::vector<RegionIndex>& serving_regions)
-    : latency_(config.policy == "latency") {
+    : ordered_(config.policy == "latency" || config.policy == "failover") {
   if (config.regions.empty()) {
     for (RegionIndex r : serving_regions) candidates_.push_back({r, 1.0, true});
   } else {
@@ -35,7 +40,7 @@ GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, s
       candidates_.push_back({*region, entry.weight, true});
     }
   }
-  if (!latency_) return;
+  if (config.policy != "latency") return;
   if (!client_zone) throw SimulationError("routing policy latency needs the population's zone");
   // Nearest region first, by the best nominal round trip to any of its zones;
   // ties keep the configured order.
@@ -52,7 +57,7 @@ GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, s
                    [&](const Candidate& a, const Candidate& b) { return distance(a.region) < distance(b.region); });
 }
 
-std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) {
+std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) const {
   // Route 53's rule for weights that are all zero: answer with every
   // available record alike. So a zero weight drains a region only while
   // another available region has a positive one.
@@ -66,7 +71,7 @@ std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) {
   if (available_count == 0) return std::nullopt;
   const bool all_zero = total <= 0;
   auto weight_of = [all_zero](const Candidate& c) { return all_zero ? 1.0 : c.weight; };
-  if (latency_) {
+  if (ordered_) {
     for (const Candidate& c : candidates_) {
       if (c.available && weight_of(c) > 0) return c.region;
     }

@@ -9,11 +9,17 @@
 //   latency:  the region with the lowest round-trip time from the clients'
 //             zone on the nominal topology, as latency records measure it
 //             ahead of time; not the live network.
+//   failover: the first available region in the configured order (Route 53
+//             failover records: primary, then secondary).
 //
-// The weights here are static: nothing checks health. A failed region keeps
-// its share and its requests fail or time out, which is what static DNS
-// does. Whatever changes routing at run time (an operator's DNS edit on the
-// timeline, later a GSLB health checker) calls set_weight / set_available.
+// Without a healthCheck the weights are static: a failed region keeps its
+// share and its requests fail or time out, which is what static DNS does.
+// With one (models/traffic/health_checker.h), an unhealthy region is made
+// unavailable: under weighted its traffic goes to the others in proportion
+// to their weights, under latency and failover to the next region in order.
+// Operator DNS edits on the timeline call set_weight. With a dns block
+// (models/traffic/dns_caches.h) clients see a change only when their cached
+// answer expires.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +29,8 @@
 
 #include "models/config_problem.h"
 #include "models/topology/topology.h"
+#include "models/traffic/dns_cache_config.h"
+#include "models/traffic/health_check_config.h"
 #include "sim/fields.h"
 #include "sim/rng.h"
 #include "sim/time.h"
@@ -36,37 +44,47 @@ struct RegionWeightConfig {
   static constexpr std::string_view kTypeName = "RegionWeight";
   static constexpr auto fields() {
     return std::tuple{
-        field("region", &RegionWeightConfig::region, "A region that serves the population's entry service.",
-              kRequired),
+        field("region", &RegionWeightConfig::region, "A region that serves the population's entry service.", kRequired),
         field("weight", &RegionWeightConfig::weight,
-              "Relative share of requests (0: none while an available region has a positive weight; all 0: equal shares, as Route 53 answers). policy latency: 0 takes the region out of the order.",
+              "Relative share of requests (0: none while an available region has a positive weight; all 0: equal "
+              "shares, as Route 53 answers). policy latency: 0 takes the region out of the order.",
               kNonNegative),
     };
   }
 };
 
 struct GeoRoutingConfig {
-  std::string policy = "weighted";  // weighted | latency
+  std::string policy = "weighted";  // weighted | latency | failover
   std::vector<RegionWeightConfig> regions;
   // A consensus group holding the routing rules (models/traffic/routing_rules_store.h); empty: changes
   // apply at once.
   std::string rules_store;
   Duration rules_retry_interval = std::chrono::seconds(1);
+  std::optional<HealthCheckConfig> health_check;
+  std::optional<DnsCacheConfig> dns;
 
   static constexpr std::string_view kTypeName = "GeoRouting";
   static constexpr auto fields() {
     return std::tuple{
         field("policy", &GeoRoutingConfig::policy,
-              "weighted (share by weight) or latency (the region closest to the population's zone)."),
+              "weighted (share by weight), latency (the region closest to the population's zone) or failover (the "
+              "first available region in the order of regions: primary, then secondary)."),
         field("regions", &GeoRoutingConfig::regions,
               "The regions requests may go to, with weights (default: every region where the entry service has "
               "pods, weight 1)."),
-        field("rulesStore", &GeoRoutingConfig::rules_store,
-              "A consensus group (spec.topology.consensusGroups) that stores the routing rules: a change (routing:weight, "
-              "a health checker's) takes effect once the group commits it; without a leader it waits (empty: at once)."),
+        field(
+            "rulesStore", &GeoRoutingConfig::rules_store,
+            "A consensus group (spec.topology.consensusGroups) that stores the routing rules: a change "
+            "(routing:weight, "
+            "a health checker's) takes effect once the group commits it; without a leader it waits (empty: at once)."),
         field("rulesRetryInterval", &GeoRoutingConfig::rules_retry_interval,
-              "With rulesStore: how often a change the group could not take (no leader) is proposed again.",
-              kPositive),
+              "With rulesStore: how often a change the group could not take (no leader) is proposed again.", kPositive),
+        field("healthCheck", &GeoRoutingConfig::health_check,
+              "GSLB health checks of each region's endpoint (Route 53 semantics); an unhealthy region gets no "
+              "traffic (absent: nothing checks health, a failed region keeps its share)."),
+        field("dns", &GeoRoutingConfig::dns,
+              "DNS caching between the routing decision and the clients: record TTL, resolvers, client caches "
+              "(absent: every request sees the current routing at once)."),
     };
   }
 
@@ -81,7 +99,7 @@ class GeoRouter {
             const std::vector<RegionIndex>& serving_regions);
 
   // The region for the next request; nullopt when no candidate is available.
-  std::optional<RegionIndex> pick(RngStream& rng);
+  std::optional<RegionIndex> pick(RngStream& rng) const;
 
   // Run-time changes (operator actions, health checks). Unknown regions are
   // ignored by the getters and rejected by the setters with SimulationError.
@@ -101,7 +119,7 @@ class GeoRouter {
   Candidate& candidate(RegionIndex region);
   const Candidate* find(RegionIndex region) const;
 
-  bool latency_ = false;
+  bool ordered_ = false;               // latency and failover: the first available candidate
   std::vector<Candidate> candidates_;  // latency policy: nearest first
 };
 

@@ -142,6 +142,9 @@ const BadCase kBadCases[] = {
     {"rules_store_unknown_group",
      "tests/data/scenarios/bad/rules_store_unknown_group.yaml:26:21: spec.load[0].routing.rulesStore: unknown "
      "consensus group \"schedular\", did you mean \"scheduler\"? (consensus groups: scheduler)"},
+    {"health_check_unknown_zone",
+     "tests/data/scenarios/bad/health_check_unknown_zone.yaml:29:34: spec.load[0].routing.healthCheck.checkers[1]: "
+     "unknown zone \"us-east-1b\", did you mean \"us-east-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},

@@ -101,5 +101,16 @@ TEST(GeoRouter, ValidationAndUnknownRegions) {
   EXPECT_THROW(router.set_weight(1, -1), SimulationError);
 }
 
+TEST(GeoRouter, FailoverPolicyAnswersThePrimaryWhileAvailableThenTheSecondary) {
+  const Topology topo = three_sites();
+  GeoRoutingConfig c;
+  c.policy = "failover";
+  c.regions = {{"oregon", 1}, {"ireland", 1}};  // the configured order, not the nearest first
+  GeoRouter router(c, topo, std::nullopt, {});
+  EXPECT_EQ(draws(router, 100).at(2), 100);
+  router.set_available(2, false);
+  EXPECT_EQ(draws(router, 100).at(1), 100);
+}
+
 }  // namespace
 }  // namespace drsim
