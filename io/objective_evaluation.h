@@ -15,7 +15,8 @@
 // - Detection: the earliest event in [start, span end) that shows the system
 //   noticed a failure: a database's "detected" (its health checks, or the
 //   operator's failover), a Kubernetes "node.not_ready", a routing rules
-//   store's "routing-change-applied", or an operator action of the timeline
+//   store's "routing-change-applied", a GSLB health checker's
+//   "region-unhealthy", or an operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
 //   nothing in the span detects. Client-side failovers (a population's GSLB

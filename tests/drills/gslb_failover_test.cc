@@ -5,6 +5,7 @@
 // and the staggering; asserted from the recorded series.
 #include <gtest/gtest.h>
 
+#include "io/objective_evaluation.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
@@ -53,6 +54,13 @@ TEST(GslbFailover, HealthChecksAndDnsCachesMoveSpainsTrafficToOregon) {
       first_time_s(ireland_healthy, std::chrono::seconds(static_cast<int>(kRecovery)), [](double v) { return v > 0; });
   EXPECT_GE(healthy_again, kRecovery + (kThreshold - 1) * kInterval - kWindow);
   EXPECT_LE(healthy_again, kRecovery + kThreshold * kInterval);
+  // The objectives report counts the checker's verdict as the detection.
+  const ObjectiveReport report = objective_report(run);
+  ASSERT_FALSE(report.faults.empty());
+  ASSERT_TRUE(report.faults[0].detection.has_value());
+  EXPECT_GE(to_seconds(*report.faults[0].detection), (kThreshold - 1) * kInterval - kWindow);
+  EXPECT_LE(to_seconds(*report.faults[0].detection), kThreshold * kInterval);
+  EXPECT_NE(report.faults[0].detected_by.find("region-unhealthy"), std::string::npos) << report.faults[0].detected_by;
   const auto oregon_healthy = series(rec, "health.region_healthy", {{"population", "spain"}, {"region", "oregon"}});
   EXPECT_EQ(first_time_s(oregon_healthy, 0s, [](double v) { return v < 1; }), -1) << "Oregon stays healthy";
 
