@@ -19,9 +19,10 @@ void DatabaseServerEndpoint::refresh(SimTime now) {
 std::uint64_t DatabaseServerEndpoint::incarnation() const { return db_.member_incarnation(member_); }
 
 Duration DatabaseServerEndpoint::round_trip(std::uint32_t from_zone) const {
-  // Unreachable: the packets go nowhere and the round trip never ends; TCP
-  // gives up by its own timers (the peer is black-holed), so any value will
-  // do. The nominal one keeps the arithmetic finite.
+  // Unreachable: the packets go nowhere and the round trip never ends. The
+  // peer is then black-holed, and TCP gives up by its own timers (RTO,
+  // retries, keepalive), none of which uses this value; zero keeps the
+  // arithmetic finite.
   if (const auto rtt = db_.member_round_trip(member_, from_zone)) return *rtt;
   return Duration::zero();
 }
