@@ -298,13 +298,20 @@ ObjectiveReport evaluate_objectives(const Recorder& recorder, const ScenarioSpec
   }
   if (o.latency_p99) {
     std::optional<double> measured;
-    for (const Recorder::Kpi& k : recorder.kpis()) {
-      if (k.name == "client.latency_p99_s" && in_scope(o, label_value(k.labels, "population"))) {
-        measured = max_of(measured, k.value);
+    if (o.latency_p99_window) {
+      for (const Recorder::Series& s : recorder.series_list()) {
+        if (s.metric != "client.latency_p99_window_s" || !in_scope(o, label_value(s.labels, "population"))) continue;
+        for (double v : s.value) measured = max_of(measured, v);
+      }
+    } else {
+      for (const Recorder::Kpi& k : recorder.kpis()) {
+        if (k.name == "client.latency_p99_s" && in_scope(o, label_value(k.labels, "population"))) {
+          measured = max_of(measured, k.value);
+        }
       }
     }
-    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99), measured,
-                                      measured ? "" : "nothing finished"));
+    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true,
+                                      to_seconds(*o.latency_p99), measured, measured ? "" : "nothing finished"));
   }
   return report;
 }

@@ -58,7 +58,9 @@
 // or above the target (nothing finished: passes, nothing failed). Error
 // budget: failed / (succeeded + failed) over the run, at or below the target.
 // latencyP99: the client.latency_p99_s KPI of the scope (the worst
-// population), at or below the target; no KPI (no request finished): passes.
+// population), or with latencyP99Window the largest point of the scope's
+// client.latency_p99_window_s series (the p99 of each trailing window), at
+// or below the target; nothing finished: passes.
 #include <optional>
 #include <string>
 #include <vector>

@@ -632,6 +632,11 @@ std::vector<Diagnostic> check_objectives(const ScenarioSpec& spec, const SourceM
                                                                      format_duration(spec.metrics_window) + "), got " +
                                                                      format_duration(*o.availability_window)));
   }
+  if (o.latency_p99_window && o.latency_p99_window->count() % spec.metrics_window.count() != 0) {
+    out.push_back(where.at("spec.objectives.latencyP99Window", "expected a multiple of metricsWindow (" +
+                                                                   format_duration(spec.metrics_window) + "), got " +
+                                                                   format_duration(*o.latency_p99_window)));
+  }
   return out;
 }
 

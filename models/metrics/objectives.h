@@ -32,6 +32,10 @@ struct ObjectivesConfig {
   std::optional<Duration> availability_window;
   std::optional<Ratio> error_budget;
   std::optional<Duration> latency_p99;
+  // Absent: latencyP99 is the run's p99. Set: the worst p99 over any trailing
+  // window of this length, so a minute of slow answers cannot hide in a long
+  // run's quantile.
+  std::optional<Duration> latency_p99_window;
   // A minute: long enough for a 1 s metrics window to show the steady state
   // either side of a fault, short enough not to reach back into an earlier one.
   Duration latency_window = std::chrono::minutes(1);
@@ -43,6 +47,9 @@ struct ObjectivesConfig {
     std::vector<ConfigProblem> out;
     if (availability_window && !availability) {
       out.push_back({"availabilityWindow", "has no availability target to apply to (add availability)"});
+    }
+    if (latency_p99_window && !latency_p99) {
+      out.push_back({"latencyP99Window", "has no latencyP99 target to apply to (add latencyP99)"});
     }
     return out;
   }
@@ -77,7 +84,12 @@ struct ObjectivesConfig {
               "Share of finished client requests allowed to fail over the whole run.", kAtMostOne),
         field("latencyP99", &ObjectivesConfig::latency_p99,
               "Largest 99th-percentile client latency over the run (the client.latency_p99_s KPI; the worst "
-              "population when none is named).",
+              "population when none is named), or over every latencyP99Window.",
+              kPositive),
+        field("latencyP99Window", &ObjectivesConfig::latency_p99_window,
+              "Judge latencyP99 over every trailing window of this length (a multiple of metricsWindow, sliding "
+              "by metricsWindow; the client.latency_p99_window_s series) rather than over the whole run: the "
+              "worst one counts.",
               kPositive),
         field("latencyWindow", &ObjectivesConfig::latency_window,
               "How far before a fault and after its end the per-fault figures look for the p99 latency before "

@@ -77,7 +77,7 @@ LatencyId WindowedMetrics::latency(std::string_view metric_prefix, Labels labels
   }
   const SeriesId p90 = recorder_.series(prefix + "_p90_s", labels);
   const SeriesId p99 = recorder_.series(prefix + "_p99_s", labels);
-  const SeriesId mean = recorder_.series(prefix + "_mean_s", std::move(labels));
+  const SeriesId mean = recorder_.series(prefix + "_mean_s", labels);
   for (SeriesId s : {p90, p99, mean}) {
     if (claim(s, Kind::kLatency, name) != kNew) {
       throw SimulationError("windowed metrics: series of latency " + name + " are already declared");
@@ -86,9 +86,30 @@ LatencyId WindowedMetrics::latency(std::string_view metric_prefix, Labels labels
   const auto index = static_cast<std::uint32_t>(latencies_.size());
   latencies_.push_back(Latency{p50, p90, p99, mean, name,
                                QuantileSketch(config_.relative_accuracy, config_.max_buckets),
-                               QuantileSketch(config_.relative_accuracy, config_.max_buckets)});
+                               QuantileSketch(config_.relative_accuracy, config_.max_buckets), std::move(labels),
+                               std::nullopt});
   for (SeriesId s : {p50, p90, p99, mean}) owned_.emplace(s.index, Owned{Kind::kLatency, index});
   return LatencyId{index};
+}
+
+void WindowedMetrics::trailing_quantile(LatencyId id, std::string_view metric, std::size_t windows, double q) {
+  Latency& l = latency_at(id);
+  if (l.trailing) throw SimulationError("windowed metrics: latency " + l.name + " already has a trailing quantile");
+  if (windows == 0 || !(q >= 0 && q <= 1)) {
+    throw SimulationError("windowed metrics: latency " + l.name + ": trailing quantile needs windows >= 1 and q in [0, 1]");
+  }
+  const SeriesId series = recorder_.series(metric, l.labels);
+  if (claim(series, Kind::kLatency, l.name) != kNew) {
+    throw SimulationError("windowed metrics: series " + std::string(metric) + " of latency " + l.name +
+                          " is already declared");
+  }
+  Trailing t;
+  t.series = series;
+  t.q = q;
+  t.ring.assign(windows, QuantileSketch(config_.relative_accuracy, config_.max_buckets));
+  t.merged = QuantileSketch(config_.relative_accuracy, config_.max_buckets);
+  l.trailing = std::move(t);
+  owned_.emplace(series.index, Owned{Kind::kLatency, id.index});
 }
 
 GaugeId WindowedMetrics::gauge(std::string_view metric, Labels labels, double initial) {
@@ -127,6 +148,7 @@ void WindowedMetrics::write_window(std::int64_t start_ns, std::int64_t end_ns) {
     c.window = 0;
   }
   for (Latency& l : latencies_) {
+    if (l.trailing) write_trailing(l, stamp);
     if (l.window.empty()) continue;
     recorder_.record(l.p50, stamp, l.window.quantile(0.50));
     recorder_.record(l.p90, stamp, l.window.quantile(0.90));
@@ -145,6 +167,17 @@ void WindowedMetrics::write_window(std::int64_t start_ns, std::int64_t end_ns) {
     g.since_ns = g.last_change_ns = end_ns;
   }
   observed_in_window_ = false;
+}
+
+void WindowedMetrics::write_trailing(Latency& l, SimTime stamp) {
+  // Every window enters the ring, empty ones too: they age the older ones out.
+  Trailing& t = *l.trailing;
+  t.ring[t.next].clear();
+  t.ring[t.next].merge(l.window);
+  t.next = (t.next + 1) % t.ring.size();
+  t.merged.clear();
+  for (const QuantileSketch& s : t.ring) t.merged.merge(s);
+  if (!t.merged.empty()) recorder_.record(t.series, stamp, t.merged.quantile(t.q));
 }
 
 void WindowedMetrics::finish(SimTime end) {

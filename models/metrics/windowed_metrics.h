@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,14 @@ class WindowedMetrics {
   LatencyId latency(std::string_view metric_prefix, Labels labels = {});
   // The gauge holds `initial` from the helper's current time until its first set().
   GaugeId gauge(std::string_view metric, Labels labels = {}, double initial = 0);
+  // Adds a trailing-window quantile to a declared latency: each window also
+  // writes `metric` (with the latency's labels), the q-quantile of the
+  // observations of the last `windows` windows, this one included, stamped
+  // like the others at this window's start. Early in the run the trailing
+  // span is shorter (what has been seen so far). An objective on "p99 over
+  // any minute" needs this: per-window p99s cannot be combined afterwards.
+  // Once per latency; windows >= 1, q in [0, 1].
+  void trailing_quantile(LatencyId id, std::string_view metric, std::size_t windows, double q);
 
   // ---- recording (hot path)
   // n must be finite and >= 0.
@@ -142,11 +151,21 @@ class WindowedMetrics {
     double window = 0;
     double total = 0;
   };
+  // The last windows' sketches, a ring (next: the oldest, overwritten next).
+  struct Trailing {
+    SeriesId series;
+    double q = 0.99;
+    std::vector<QuantileSketch> ring;
+    std::size_t next = 0;
+    QuantileSketch merged;
+  };
   struct Latency {
     SeriesId p50, p90, p99, mean;
     std::string name;
     QuantileSketch window;
     QuantileSketch run;
+    Labels labels;
+    std::optional<Trailing> trailing;
   };
   struct Gauge {
     SeriesId series;
@@ -189,6 +208,7 @@ class WindowedMetrics {
   }
   void flush_until(std::int64_t ns);
   void write_window(std::int64_t start_ns, std::int64_t end_ns);
+  void write_trailing(Latency& l, SimTime stamp);
   // Declares the series; returns the index of the metric of this kind that
   // already writes it, or kNew (then the caller records ownership).
   static constexpr std::uint32_t kNew = UINT32_MAX;

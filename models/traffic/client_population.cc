@@ -81,6 +81,10 @@ void ClientPopulation::attach() {
         metrics_->counter("client.failed", {{"population", config_.name}, {"cause", to_string(Cause(c))}});
   }
   latency_ = metrics_->latency("client.latency", labels);
+  if (trailing_p99_) {
+    const auto windows = static_cast<std::size_t>(std::max<std::int64_t>(1, trailing_p99_->count() / metrics_window_.count()));
+    metrics_->trailing_quantile(latency_, "client.latency_p99_window_s", windows, 0.99);
+  }
   in_flight_gauge_ = metrics_->gauge("client.in_flight", labels);
 }
 

@@ -85,6 +85,10 @@ class ClientPopulation : public Component, public JobOwner {
   GeoRouter* router() { return router_ ? &*router_ : nullptr; }
   // With routing.dns: requests route by a client's cached answer instead of the live router.
   void use_dns(const DnsCaches* dns) { dns_ = dns; }
+  // Also record client.latency_p99_window_s: the p99 of the trailing `length`
+  // (a whole number of metrics windows), for a latency objective over a
+  // window. Before the run starts.
+  void track_trailing_p99(Duration length) { trailing_p99_ = length; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -133,6 +137,7 @@ class ClientPopulation : public Component, public JobOwner {
   std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;
   Duration metrics_window_;
+  std::optional<Duration> trailing_p99_;
   std::vector<Slot> slots_;
   std::uint32_t free_head_ = 0;  // 1-based, 0: none
 

@@ -185,6 +185,39 @@ TEST(ObjectiveEvaluation, AvailabilityOverAWindowIsTheWorstWindow) {
   EXPECT_FALSE(r.verdicts[0].pass);
 }
 
+// A run p99 of 100 ms passes a 250 ms target; the trailing-minute series
+// shows a minute at 400 ms for the other population, and judged over windows
+// the worst population's worst window fails it.
+TEST(ObjectiveEvaluation, LatencyOverAWindowIsTheWorstTrailingWindow) {
+  Recorder rec;
+  rec.kpi("client.latency_p99_s", {{"population", "web"}}, 0.1);
+  rec.kpi("client.latency_p99_s", {{"population", "app"}}, 0.1);
+  const SeriesId web = rec.series("client.latency_p99_window_s", {{"population", "web"}});
+  const SeriesId app = rec.series("client.latency_p99_window_s", {{"population", "app"}});
+  for (int k = 0; k < 12; ++k) {
+    rec.record(web, SimTime{k * 1s}, 0.05);
+    rec.record(app, SimTime{k * 1s}, k == 7 ? 0.4 : 0.08);
+  }
+  ScenarioSpec spec = zone_a_fails();
+  spec.objectives.latency_p99 = 250ms;
+  const FaultReport faults = report_of({lose_a()}, grid({population("web", steady())}));
+  ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
+  ASSERT_EQ(r.verdicts.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, 0.1);
+  EXPECT_TRUE(r.verdicts[0].pass);
+
+  spec.objectives.latency_p99_window = 1min;
+  r = evaluate_objectives(rec, spec, faults, SimTime{12s});
+  ASSERT_EQ(r.verdicts.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, 0.4);
+  EXPECT_FALSE(r.verdicts[0].pass);
+
+  spec.objectives.population = "web";
+  r = evaluate_objectives(rec, spec, faults, SimTime{12s});
+  EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, 0.05);
+  EXPECT_TRUE(r.verdicts[0].pass);
+}
+
 TEST(ObjectiveEvaluation, NeverRecoveringFailsTheRtoAndNothingDetectingIsNone) {
   Recorder rec;
   // Zone a keeps receiving traffic through its whole fault: the switch never happens.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -168,7 +169,47 @@ TEST(Objectives, TargetsAreValidatedWithTheirPositions) {
   const std::string grid =
       testing::load_error(zone_outage("2", "", "", "  objectives: {availability: 99%, availabilityWindow: 1500ms}\n"));
   EXPECT_NE(grid.find("expected a multiple of metricsWindow (1s), got 1.5s"), std::string::npos) << grid;
+  const std::string latency_alone =
+      testing::load_error(zone_outage("2", "", "", "  objectives: {latencyP99Window: 1m}\n"));
+  EXPECT_NE(latency_alone.find("spec.objectives.latencyP99Window"), std::string::npos) << latency_alone;
+  EXPECT_NE(latency_alone.find("has no latencyP99 target"), std::string::npos) << latency_alone;
+  const std::string latency_grid = testing::load_error(
+      zone_outage("2", "", "", "  objectives: {latencyP99: 1s, latencyP99Window: 2500ms}\n"));
+  EXPECT_NE(latency_grid.find("expected a multiple of metricsWindow (1s), got 2.5s"), std::string::npos)
+      << latency_grid;
   EXPECT_NE(testing::load_error(zone_outage("2", "", "", "  objectives: {rto: 0s}\n")).find("rto"), std::string::npos);
+}
+
+// With latencyP99Window the run records each population's trailing p99 and
+// judges the worst one: never below the run's p99 of the worst window, and
+// the run's own p99 lies within the trailing series' range.
+TEST(Objectives, ALatencyWindowRecordsTheTrailingP99AndJudgesIt) {
+  const RunResult run = run_scenario(
+      load_scenario_text(zone_outage("2", "", "", "  objectives: {latencyP99: 10s, latencyP99Window: 3s}\n")));
+  double worst = 0, least = 1e9;
+  std::size_t points = 0;
+  for (const Recorder::Series& s : run.recorder().series_list()) {
+    if (s.metric != "client.latency_p99_window_s") continue;
+    for (double v : s.value) {
+      worst = std::max(worst, v);
+      least = std::min(least, v);
+      ++points;
+    }
+  }
+  ASSERT_GT(points, 0u);
+  double run_p99 = 0;
+  for (const Recorder::Kpi& k : run.recorder().kpis()) {
+    if (k.name == "client.latency_p99_s") run_p99 = std::max(run_p99, k.value);
+  }
+  EXPECT_LE(least, run_p99 * 1.01);
+  EXPECT_GE(worst, run_p99 * 0.99);
+  const ObjectiveReport r = objective_report(run);
+  ASSERT_EQ(r.verdicts.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, worst);
+  EXPECT_TRUE(r.verdicts[0].pass);
+  // Without the window nothing extra is recorded.
+  const RunResult plain = run_scenario(load_scenario_text(zone_outage("2", "", "", "  objectives: {latencyP99: 10s}\n")));
+  for (const Recorder::Series& s : plain.recorder().series_list()) EXPECT_NE(s.metric, "client.latency_p99_window_s");
 }
 
 TEST(Objectives, TheSummaryJudgesOnlyDeclaredTargets) {

@@ -216,6 +216,56 @@ TEST(WindowedMetrics, RunQuantilesCoverEveryWindow) {
   EXPECT_EQ(find_series(rec, "service.latency_p99_s").t_ns.size(), 50u);
 }
 
+// The trailing quantile merges the last k windows' observations: with q = 1
+// it is the exact maximum of the span; empty windows age older ones out.
+TEST(WindowedMetrics, TrailingQuantileCoversTheLastWindows) {
+  Recorder rec;
+  WindowedMetrics m(rec);
+  const LatencyId id = m.latency("client.latency", {{"population", "web"}});
+  m.trailing_quantile(id, "client.latency_max_window_s", 3, 1.0);
+  m.observe(id, at(100ms), 100ms);
+  m.observe(id, at(1100ms), 500ms);
+  m.observe(id, at(2100ms), 200ms);
+  // window 3 is empty
+  m.observe(id, at(4100ms), 300ms);
+  m.finish(at(8s));
+  const auto& s = find_series(rec, "client.latency_max_window_s", {{"population", "web"}});
+  // Windows 0-6 each see something in their trailing 3; window 7 (5-7) does not.
+  EXPECT_EQ(s.t_ns, seconds_to_ns({0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(s.value, (std::vector<double>{0.1, 0.5, 0.5, 0.5, 0.3, 0.3, 0.3}));
+}
+
+// A median over three windows is the median of their pooled samples, not of
+// the per-window medians (0.1, 0.3, 0.2): {0.1, 0.2, 0.2, 0.3, 0.3} -> 0.2.
+TEST(WindowedMetrics, TrailingQuantilePoolsSamples) {
+  Recorder rec;
+  WindowedMetrics m(rec);
+  const LatencyId id = m.latency("client.latency");
+  m.trailing_quantile(id, "client.latency_p50_window_s", 3, 0.5);
+  m.observe(id, at(0ms), 100ms);
+  m.observe(id, at(1000ms), 300ms);
+  m.observe(id, at(1500ms), 300ms);
+  m.observe(id, at(2000ms), 200ms);
+  m.observe(id, at(2500ms), 200ms);
+  m.finish(at(3s));
+  const auto& s = find_series(rec, "client.latency_p50_window_s");
+  ASSERT_EQ(s.value.size(), 3u);
+  EXPECT_NEAR(s.value[0], 0.1, 0.001);
+  EXPECT_NEAR(s.value[1], 0.3, 0.003);  // {0.1, 0.3, 0.3}
+  EXPECT_NEAR(s.value[2], 0.2, 0.002);
+  EXPECT_THROW(m.trailing_quantile(id, "again", 3, 0.5), SimulationError);
+}
+
+TEST(WindowedMetrics, TrailingQuantileRejectsBadSettings) {
+  Recorder rec;
+  WindowedMetrics m(rec);
+  const LatencyId id = m.latency("client.latency");
+  EXPECT_THROW(m.trailing_quantile(id, "x", 0, 0.5), SimulationError);
+  EXPECT_THROW(m.trailing_quantile(id, "x", 2, 1.5), SimulationError);
+  EXPECT_THROW(m.trailing_quantile(LatencyId{7}, "x", 2, 0.5), SimulationError);
+  EXPECT_THROW(m.trailing_quantile(id, "client.latency_p99_s", 2, 0.5), SimulationError);
+}
+
 TEST(WindowedMetrics, RejectsTimeGoingBackwards) {
   Recorder rec;
   WindowedMetrics m(rec);
