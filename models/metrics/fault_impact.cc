@@ -29,6 +29,15 @@ constexpr std::array kNotFaults{
     ActionRole{"traffic:cut", {}},
     ActionRole{"service:scale", {}},
     ActionRole{"routing:weight", {}},
+    // The control-plane operator actions of docs/domain.md section 1:
+    // mitigation, not faults, so they neither get a row nor cut a fault's span
+    // short (its recovery includes them). database:failover stays a fault: a
+    // planned switch-over is judged on its own RTO and RPO.
+    ActionRole{"hpa:compensate", {}},
+    ActionRole{"deployment:compensate", {}},
+    ActionRole{"deployment:policy", {}},
+    ActionRole{"deployment:scale", {}},
+    ActionRole{"deployment:restart", {}},
 };
 
 const ActionRole* find_role(std::string_view action) {

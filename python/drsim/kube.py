@@ -1076,7 +1076,7 @@ def recommend_policy(
     scale-out that keeps them where they are. Raises ValueError for a
     service without a deployment or an unknown zone::
 
-        advice = drsim.kube.recommend_policy(drsim.load("scenarios/appfabric_policy_degradation.yaml"),
+        advice = drsim.kube.recommend_policy(drsim.load("scenarios/appfabric_az_failure.yaml"),
                                              "api", "zone-a", migrate=True)
         advice.candidates[0]["policy"]   # {'kind': 'spread', ..., 'extend': True}
     """

@@ -2,7 +2,7 @@
 // from a scenario (node pools after the starting pods, the failed zone, the
 // service's replicas), the declared policy's outcome, and the candidates. The
 // 20-replica example of domain.md section 1 is
-// scenarios/appfabric_policy_degradation.yaml: 10/10 in zone-a and zone-b,
+// scenarios/appfabric_az_failure.yaml: 10/10 in zone-a and zone-b,
 // zone-b's nodes with room for 2 more pods, zone-c's for 20.
 #include "analysis/policy_advice.h"
 
@@ -13,7 +13,7 @@
 namespace drsim {
 namespace {
 
-const char* const kScenario = "scenarios/appfabric_policy_degradation.yaml";
+const char* const kScenario = "scenarios/appfabric_az_failure.yaml";
 
 std::vector<std::string> labels(const PolicyAdvice& advice) {
   std::vector<std::string> out;

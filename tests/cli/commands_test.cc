@@ -137,7 +137,7 @@ TEST(Commands, CheckFailsOnOverloadOnlyWhenAsked) {
 // The 20-replica example of domain.md section 1: zone-a fails, compensation needs 30, zone-b is full.
 TEST(Commands, RecommendPolicyListsTheCandidatesThatPlaceTheScaleOut) {
   CapturedConsole io;
-  const std::string file = "scenarios/appfabric_policy_degradation.yaml";
+  const std::string file = "scenarios/appfabric_az_failure.yaml";
   EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", file, "--service", "api", "--zone", "zone-a"}), io.console()),
             kExitOk);
   const std::string text = CapturedConsole::text(io.out);
@@ -152,7 +152,7 @@ TEST(Commands, RecommendPolicyListsTheCandidatesThatPlaceTheScaleOut) {
 
 TEST(Commands, RecommendPolicyAsJsonForAMigration) {
   CapturedConsole io;
-  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_policy_degradation.yaml", "--service",
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_az_failure.yaml", "--service",
                                       "api", "--zone", "zone-a", "--replicas", "25", "--migrate", "--json"}),
                      io.console()),
             kExitOk);
@@ -170,7 +170,7 @@ TEST(Commands, RecommendPolicyAsJsonForAMigration) {
 
 TEST(Commands, RecommendPolicyExitsThreeWhenNoPolicyPlacesTheScaleOut) {
   CapturedConsole io;
-  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_policy_degradation.yaml", "--service",
+  EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", "scenarios/appfabric_az_failure.yaml", "--service",
                                       "api", "--zone", "zone-a", "--set", "spec.kubernetes.nodePools[pool-c].nodes=1"}),
                      io.console()),
             kExitOverloaded);
@@ -178,7 +178,7 @@ TEST(Commands, RecommendPolicyExitsThreeWhenNoPolicyPlacesTheScaleOut) {
 }
 
 TEST(Commands, RecommendPolicyBadNamesExitTwoWithAMessage) {
-  const std::string file = "scenarios/appfabric_policy_degradation.yaml";
+  const std::string file = "scenarios/appfabric_az_failure.yaml";
   CapturedConsole io;
   EXPECT_EQ(dispatch(parse_arguments({"recommend-policy", file, "--service", "api", "--zone", "zone-x"}), io.console()),
             kExitBadInput);

@@ -107,17 +107,17 @@ TEST(DrsimBinary, RunExitsThreeWhenAnObjectiveFailsAndItIsAsked) {
 }
 
 TEST(DrsimBinary, RecommendPolicyExitCodes) {
-  const std::string base = "recommend-policy scenarios/appfabric_policy_degradation.yaml --service api --zone zone-a";
+  const std::string base = "recommend-policy scenarios/appfabric_az_failure.yaml --service api --zone zone-a";
   const Completed ok = run_drsim(base);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("extend: true"), std::string::npos) << ok.out;
   // zone-c down to one node: no policy can place the 30 replicas.
   EXPECT_EQ(run_drsim(base + " --set spec.kubernetes.nodePools[pool-c].nodes=1").exit_code, 3);
-  const Completed unknown = run_drsim("recommend-policy scenarios/appfabric_policy_degradation.yaml --service pay "
+  const Completed unknown = run_drsim("recommend-policy scenarios/appfabric_az_failure.yaml --service pay "
                                       "--zone zone-a");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err, "drsim: recommend-policy: no service \"pay\" in the scenario (services: api)\n");
-  const Completed missing = run_drsim("recommend-policy scenarios/appfabric_policy_degradation.yaml --zone zone-a");
+  const Completed missing = run_drsim("recommend-policy scenarios/appfabric_az_failure.yaml --zone zone-a");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("recommend-policy: missing --service NAME"), std::string::npos) << missing.err;
 }

@@ -1,5 +1,5 @@
 // docs/domain.md section 2 with the switch made by Route 53-style health
-// checks and DNS caches (scenarios/two_cell_region_failover_health_checks.yaml):
+// checks and DNS caches (scenarios/two_cell_region_failover.yaml):
 // the time from the region loss to the traffic leaving it, and the error
 // window, follow from the check interval, the failure threshold, the TTLs
 // and the staggering; asserted from the recorded series.
@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 using test_support::first_time_s;
 using test_support::series;
 
-constexpr const char* kScenario = "scenarios/two_cell_region_failover_health_checks.yaml";
+constexpr const char* kScenario = "scenarios/two_cell_region_failover.yaml";
 
 // Settings of the scenario, from which the bands below are derived.
 constexpr double kLoss = 70;            // region:fail at 70 s

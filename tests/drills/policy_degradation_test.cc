@@ -1,4 +1,4 @@
-// Policy degradation, scenarios/appfabric_policy_degradation.yaml: the
+// Policy degradation, scenarios/appfabric_az_failure.yaml: the
 // 20-replica example of docs/domain.md section 1. The HPA's compensated
 // scale-out stays unplaced under "2 zones, no extension" while zone-b is
 // full; degrading the policy to extend to zone-c places it; recovery runs in
@@ -38,7 +38,7 @@ std::optional<double> event_time_s(const Recorder& rec, std::string_view kind, s
 class PolicyDegradation : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    run_ = new RunResult(run_scenario(load_scenario_file("scenarios/appfabric_policy_degradation.yaml")));
+    run_ = new RunResult(run_scenario(load_scenario_file("scenarios/appfabric_az_failure.yaml")));
   }
   static void TearDownTestSuite() {
     delete run_;

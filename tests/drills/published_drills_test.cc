@@ -49,7 +49,7 @@ double failures(const Recorder& rec, const std::string& population, Duration fro
 // domain.md section 2: 230 ms from Spain to Ireland, 820 ms once Oregon serves,
 // about 20 s of errors in between, 220 ms when Ireland is back.
 TEST(PublishedDrills, TwoCellRegionFailoverFromSpain) {
-  const RunResult run = run_scenario(load_scenario_file("scenarios/two_cell_region_failover.yaml"));
+  const RunResult run = run_scenario(load_scenario_file("scenarios/two_cell_region_failover_manual_switch.yaml"));
   ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
   const Recorder& rec = run.recorder();
   const double ireland = mean_latency(rec, "spain", 10s, 70s);

@@ -569,7 +569,7 @@ def test_recommend_policy_for_the_appfabric_scenario(repo_root) -> None:
     # domain.md section 1: 20 replicas at 10/10 under a 67% cap over two zones;
     # zone-a fails and compensation needs 30. The declared policy pends 8;
     # extending to zone-c places them all.
-    scenario = drsim.load(repo_root / "scenarios" / "appfabric_policy_degradation.yaml")
+    scenario = drsim.load(repo_root / "scenarios" / "appfabric_az_failure.yaml")
     advice = scenario.recommend_policy("api", "zone-a")
     assert (advice.replicas_now, advice.failed_zone_replicas, advice.needed) == (20, 10, 30)
     assert advice.current["pending"] == 8
@@ -587,10 +587,10 @@ def test_recommend_policy_for_the_appfabric_scenario(repo_root) -> None:
 
 
 def test_recommend_policy_refuses_unknown_names(repo_root) -> None:
-    scenario = drsim.load(repo_root / "scenarios" / "appfabric_policy_degradation.yaml")
+    scenario = drsim.load(repo_root / "scenarios" / "appfabric_az_failure.yaml")
     with pytest.raises(ValueError, match="zone-z"):
         scenario.recommend_policy("api", "zone-z")
     with pytest.raises(ValueError, match="payments"):
         scenario.recommend_policy("payments", "zone-a")
     with pytest.raises(TypeError, match="drsim.Scenario"):
-        drsim.kube.recommend_policy("scenarios/appfabric_policy_degradation.yaml", "api", "zone-a")
+        drsim.kube.recommend_policy("scenarios/appfabric_az_failure.yaml", "api", "zone-a")
