@@ -9,7 +9,7 @@ ASAN_DIR  ?= build-asan
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build install demo test test-cpp test-python sanitize bench clean
+.PHONY: all deps configure build install demo test test-cpp test-python drills sanitize bench clean
 
 all: build
 
@@ -39,6 +39,11 @@ test-cpp:
 test-python:
 	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python DRSIM_CLI=$(CURDIR)/$(BUILD_DIR)/cli/drsim \
 	  $(PYTHON) -m pytest tests/python -q
+
+# Runs every drill of the drill library over its seeds and rewrites the
+# published-vs-simulated tables of docs/validation.md.
+drills: build
+	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python $(PYTHON) -m drsim.drills docs/drill_library.yaml --update docs/validation.md
 
 # The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps

@@ -146,6 +146,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     std::optional<GeoRouter> router;
     if (config.routing) router.emplace(*config.routing, topology, zone, serving_regions(*target, topology));
     populations.push_back(&sim->add<ClientPopulation>(config, *target, zone, spec.metrics_window, std::move(router)));
+    if (!config.affinity_zone.empty()) populations.back()->set_affinity_zone(topology.find_zone(config.affinity_zone));
     // Every population records it: a latency objective without a population judges the worst one.
     if (spec.objectives.latency_p99_window) populations.back()->track_trailing_p99(*spec.objectives.latency_p99_window);
   }

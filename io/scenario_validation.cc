@@ -384,6 +384,7 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     populations.add(population.name, p + ".name", out);
     services.check_reference(population.service, p + ".service", out);
     if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
+    if (!population.affinity_zone.empty()) zones.check_reference(population.affinity_zone, p + ".affinityZone", out);
     report(p, population.validate());
     if (population.routing) check_routing(spec, population, p + ".routing", where, out);
     if (population.routing && !population.routing->rules_store.empty())

@@ -22,8 +22,9 @@
 //   link:degrade on the same link), whichever comes first; none if neither
 //   happened before the run ended. A step injects a fault unless it is a
 //   repair (zone:recover, region:recover, link:restore) or an operator action
-//   (traffic:cut, service:scale, routing:weight, hpa:compensate,
-//   deployment:compensate / policy / scale / restart); an action this list
+//   (traffic:cut, service:scale, routing:weight, database:failover,
+//   hpa:compensate, deployment:compensate / policy / scale / restart); an
+//   action this list
 //   does not know counts as a fault.
 // - Counting window of a population: the windows overlapping
 //   [start, end + timeout), where timeout is the population's client timeout

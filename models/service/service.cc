@@ -468,8 +468,8 @@ std::optional<Duration> Service::network_delay(std::uint32_t caller_zone, std::s
 // The balancer decides at send time, as a client-side balancer does; the
 // request then crosses the network to the chosen zone.
 std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> caller_zone,
-                                            std::optional<RegionIndex> region) {
-  const auto z = pick_zone(caller_zone, region);
+                                            std::optional<RegionIndex> region, std::optional<ZoneIndex> preferred_zone) {
+  const auto z = pick_zone(preferred_zone ? preferred_zone : caller_zone, region);
   if (!z) return ServeOutcome::kNoTarget;
   job.caller_zone = caller_zone ? static_cast<std::uint32_t>(*caller_zone) : kNoCallerZone;
   auto delay = network_delay(job.caller_zone, *z, true);

@@ -59,9 +59,12 @@ class Service : public Component, public JobOwner, public QueryClient {
   // hears later, or never if black-holed), or the outcome of an immediate
   // failure. caller_zone is a topology zone index, for zone affinity.
   // region, when given, confines the balancer to the service's zones in that
-  // region (geo routing chose it).
+  // region (geo routing chose it). preferred_zone, when given, replaces
+  // caller_zone for zone affinity only: traffic coloured for a zone by a
+  // gateway, sent by clients that do not sit in it.
   std::optional<ServeOutcome> submit(Job job, std::optional<ZoneIndex> caller_zone = std::nullopt,
-                                     std::optional<RegionIndex> region = std::nullopt);
+                                     std::optional<RegionIndex> region = std::nullopt,
+                                     std::optional<ZoneIndex> preferred_zone = std::nullopt);
 
   // Operator action traffic:cut: the zone's share is route weight x ratio.
   void set_cut_ratio(std::size_t zone, double ratio);

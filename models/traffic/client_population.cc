@@ -169,7 +169,7 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   }
   Job job{this, token, now()};
   job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
-  if (const auto failure = target_.submit(job, zone_, region)) on_served(token, *failure);
+  if (const auto failure = target_.submit(job, zone_, region, affinity_zone_)) on_served(token, *failure);
 }
 
 void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failure) {

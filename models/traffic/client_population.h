@@ -38,6 +38,7 @@ struct ClientPopulationConfig {
   std::string name;
   std::string service;  // entry service
   std::string zone;     // where the clients sit (for zone affinity); may be empty
+  std::string affinity_zone;  // the zone their requests are coloured for; may be empty
   RateProfileConfig load;
   std::string arrivals = "poisson";  // poisson | deterministic
   std::optional<Duration> timeout;   // none: a black-holed request stays in flight
@@ -51,6 +52,11 @@ struct ClientPopulationConfig {
         field("name", &ClientPopulationConfig::name, "Population name, unique in the scenario.", kRequired),
         field("service", &ClientPopulationConfig::service, "The service its requests enter.", kRequired),
         field("zone", &ClientPopulationConfig::zone, "The zone the clients sit in, for zone affinity."),
+        field("affinityZone", &ClientPopulationConfig::affinity_zone,
+              "The zone the population's requests are coloured for (a gateway colouring users by id): the "
+              "entry service and every hop after it prefer instances there while zoneAffinity allows. Unlike "
+              "zone, the clients do not sit in it: losing that zone does not cut them off, its traffic "
+              "spills to the other zones."),
         field("load", &ClientPopulationConfig::load, "Request rate over time.", kRequired),
         field("arrivals", &ClientPopulationConfig::arrivals,
               "Arrival process: poisson (default) or deterministic (evenly spaced)."),
@@ -89,6 +95,8 @@ class ClientPopulation : public Component, public JobOwner {
   // (a whole number of metrics windows), for a latency objective over a
   // window. Before the run starts.
   void track_trailing_p99(Duration length) { trailing_p99_ = length; }
+  // config.affinityZone resolved: requests prefer that zone (Service::submit's preferred_zone).
+  void set_affinity_zone(std::optional<ZoneIndex> zone) { affinity_zone_ = zone; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -131,6 +139,7 @@ class ClientPopulation : public Component, public JobOwner {
   ClientPopulationConfig config_;
   Service& target_;
   std::optional<ZoneIndex> zone_;
+  std::optional<ZoneIndex> affinity_zone_;
   std::optional<GeoRouter> router_;
   const DnsCaches* dns_ = nullptr;
   RetryPolicy retry_;

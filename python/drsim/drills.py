@@ -30,9 +30,12 @@ Measures (a row's ``measure``), all read from the recorded run:
 - ``{event: KIND, after: STEP, component: C, detail: TEXT}``: seconds from the
   step's start to the first event of that kind at or after it (component and a
   substring of the detail optional).
-- ``{series: METRIC, labels: {...}, reduce: max|sum|last_nonzero, from_s, to_s}``:
+- ``{series: METRIC, labels: {...}, reduce: max|min|mean|sum|last_nonzero, from_s, to_s}``:
   a series reduced over a span (``last_nonzero``: the time of the last
   non-zero point, minus ``from_s``).
+
+Any measure may add ``minus: {another measure}``: the difference of the two
+(zone B's latency minus zone A's, say).
 
 Values are in seconds, counts or fractions; a row's ``unit`` (``s``, ``ms``,
 ``count``, ``%``, ``writes``) says how the table prints them and what unit its
@@ -69,6 +72,9 @@ _FAULT_FIELDS = {
     "latency_p99_during_s",
     "latency_p99_after_s",
 }
+
+
+_REDUCERS = ("max", "min", "mean", "sum", "last_nonzero")
 
 
 class LibraryError(ValueError):
@@ -135,8 +141,12 @@ def _check_measure(measure: dict[str, Any], where: str) -> None:
         raise LibraryError(f"{where}: {kinds[0]} needs from_s and to_s")
     if kinds[0] == "event" and "after" not in measure:
         raise LibraryError(f"{where}: event needs after (a timeline step)")
-    if kinds[0] == "series" and measure.get("reduce") not in ("max", "sum", "last_nonzero"):
-        raise LibraryError(f"{where}.reduce: expected max, sum or last_nonzero")
+    if kinds[0] == "series" and measure.get("reduce") not in _REDUCERS:
+        raise LibraryError(f"{where}.reduce: expected one of {', '.join(_REDUCERS)}")
+    if "minus" in measure:
+        if not isinstance(measure["minus"], dict):
+            raise LibraryError(f"{where}.minus: expected a measure")
+        _check_measure(measure["minus"], f"{where}.minus")
 
 
 def load_library(path: str | pathlib.Path, root: str | pathlib.Path | None = None) -> Library:
@@ -221,6 +231,9 @@ def _labels_match(frame: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
 
 def measure(result: Result, m: dict[str, Any]) -> float:
     """One figure from a run (NaN when the run has none: never switched, ...)."""
+    if "minus" in m:
+        own = {k: v for k, v in m.items() if k != "minus"}
+        return measure(result, own) - measure(result, m["minus"])
     if "fault" in m:
         figures = result.fault_figures()
         rows = figures[figures["step"] == m["fault"]]
@@ -254,8 +267,8 @@ def measure(result: Result, m: dict[str, Any]) -> float:
     frame = _labels_match(result.timeseries(m["series"]), m.get("labels", {}))
     from_s, to_s = m.get("from_s", -math.inf), m.get("to_s", math.inf)
     frame = frame[(frame["t_s"] >= from_s) & (frame["t_s"] < to_s)]
-    if m["reduce"] == "max":
-        return float(frame["value"].max()) if not frame.empty else math.nan
+    if m["reduce"] in ("max", "min", "mean"):
+        return float(getattr(frame["value"], m["reduce"])()) if not frame.empty else math.nan
     if m["reduce"] == "sum":
         return float(frame["value"].sum())
     nonzero = frame[frame["value"] != 0]
@@ -364,7 +377,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--update", metavar="MARKDOWN", help="rewrite the generated block of this file")
     parser.add_argument("--check", metavar="MARKDOWN", help="exit 1 if the block is stale or a figure is out of band")
     args = parser.parse_args(argv)
-    library = load_library(args.library)
+    try:
+        library = load_library(args.library)
+    except LibraryError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     drills = [library.drill(n) for n in args.drill] if args.drill else list(library.drills)
     tables = {d.name: run_drill(d, library.root) for d in drills}
     out_of_band = [(d.name, row.figure) for d in drills for row in tables[d.name].itertuples() if not row.in_band]

@@ -136,6 +136,9 @@ const BadCase kBadCases[] = {
     {"population_unknown_zone",
      "tests/data/scenarios/bad/population_unknown_zone.yaml:22:13: spec.load[0].zone: unknown zone \"eu-west-2a\", "
      "did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
+    {"population_unknown_affinity_zone",
+     "tests/data/scenarios/bad/population_unknown_affinity_zone.yaml:22:21: spec.load[0].affinityZone: unknown zone "
+     "\"eu-west-2a\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
     {"topic_unknown_broker_zone",
      "tests/data/scenarios/bad/topic_unknown_broker_zone.yaml:14:46: spec.topology.topics[0].brokers[1].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},

@@ -1,0 +1,132 @@
+"""The drill library (docs/drill_library.yaml): every drill runs over its seeds,
+every simulated figure stays in its stated band, and docs/validation.md holds
+exactly the tables this run generates (byte for byte: the runs are
+deterministic)."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import subprocess
+import sys
+import os
+
+import pandas as pd
+import pytest
+
+import drsim.drills as drills
+
+
+@pytest.fixture(scope="module")
+def library(repo_root: pathlib.Path) -> drills.Library:
+    return drills.load_library(repo_root / "docs" / "drill_library.yaml")
+
+
+@pytest.fixture(scope="module")
+def tables(library: drills.Library) -> dict[str, pd.DataFrame]:
+    return {d.name: drills.run_drill(d, library.root) for d in library.drills}
+
+
+def test_every_source_architecture_has_a_drill(library: drills.Library) -> None:
+    sections = {d.section.rstrip("b") for d in library.drills}
+    assert {"1", "2", "4"} <= sections
+    for d in library.drills:
+        assert (library.root / d.scenario).is_file()
+        assert len(d.seeds) >= 3, "a median and a range need several seeds"
+
+
+def test_every_figure_stays_in_its_band(library: drills.Library, tables: dict[str, pd.DataFrame]) -> None:
+    out = [
+        f"{name}: {row.figure}: {row.values} outside [{row.band_low}, {row.band_high}]"
+        for name, table in tables.items()
+        for row in table.itertuples()
+        if not row.in_band
+    ]
+    assert not out, "\n".join(out)
+    for table in tables.values():
+        assert all(math.isfinite(v) for vs in table["values"] for v in vs)
+
+
+def test_validation_md_holds_the_generated_tables(
+    library: drills.Library, tables: dict[str, pd.DataFrame], repo_root: pathlib.Path
+) -> None:
+    document = (repo_root / "docs" / "validation.md").read_text(encoding="utf-8")
+    wanted = drills.replace_block(document, drills.markdown(library, tables))
+    assert document == wanted, "docs/validation.md's drill tables are stale: run make drills"
+
+
+def test_a_figure_out_of_band_is_reported(library: drills.Library, repo_root: pathlib.Path) -> None:
+    drill = library.drill("two-cell-region-failover")
+    tight = drills.Drill(
+        **{**drill.__dict__, "seeds": (7,), "figures": (drills.Figure(**{**drill.figures[0].__dict__, "band": (0.0, 1.0)}),)}
+    )
+    table = drills.run_drill(tight, repo_root)
+    assert not table.iloc[0]["in_band"]
+    assert "**(out of band)**" in drills.drill_markdown(tight, table)
+
+
+def test_the_command_line_checks_and_prints_one_drill(repo_root: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    printed = subprocess.run(
+        [sys.executable, "-m", "drsim.drills", "docs/drill_library.yaml", "--drill", "two-cell-region-failover"],
+        cwd=repo_root, capture_output=True, text=True, env=env,
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert "| Latency while Ireland serves | 230 ms |" in printed.stdout
+    stale = tmp_path / "validation.md"
+    stale.write_text(f"x\n{drills.BEGIN_MARKER}\nold\n{drills.END_MARKER}\ny\n")
+    library_copy = tmp_path / "lib.yaml"
+    text = (repo_root / "docs" / "drill_library.yaml").read_text()
+    only_two_cell = text[: text.index("  - name: appfabric-az-failure")] + text[text.index("  - name: two-cell-region-failover") : text.index("  - name: same-city-dual-active")]
+    library_copy.write_text(only_two_cell.replace("scenario: scenarios/", f"scenario: {repo_root}/scenarios/"))
+    checked = subprocess.run(
+        [sys.executable, "-m", "drsim.drills", str(library_copy), "--check", str(stale)],
+        cwd=repo_root, capture_output=True, text=True, env=env,
+    )
+    assert checked.returncode == 1
+    assert "out of date" in checked.stderr
+    updated = subprocess.run(
+        [sys.executable, "-m", "drsim.drills", str(library_copy), "--update", str(stale)],
+        cwd=repo_root, capture_output=True, text=True, env=env,
+    )
+    assert updated.returncode == 0, updated.stderr
+    assert stale.read_text().startswith("x\n" + drills.BEGIN_MARKER)
+    assert stale.read_text().endswith(drills.END_MARKER + "\ny\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("drills: 3\n", "drills: expected list"),
+        ("drills:\n  - {name: a}\n", "drill a: missing 'scenario'"),
+        (
+            "drills:\n  - {name: a, section: 1, title: t, scenario: scenarios/default.yaml, seeds: [], parameters: p, figures: []}\n",
+            "seeds: expected a non-empty list of integers",
+        ),
+        (
+            "drills:\n  - {name: a, section: 1, title: t, scenario: scenarios/nope.yaml, seeds: [1], parameters: p, figures: []}\n",
+            "no file scenarios/nope.yaml",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: s, band: [2, 1], measure: {kpi: x}}\n",
+            "band: expected [low, high] with low <= high",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: s, band: [1, 2], measure: {fault: x, field: rto}}\n",
+            "field: expected one of",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: min, band: [1, 2], measure: {kpi: x}}\n",
+            "unit: expected one of",
+        ),
+    ],
+)
+def test_library_mistakes_say_where_and_what(repo_root: pathlib.Path, tmp_path: pathlib.Path, text: str, message: str) -> None:
+    path = tmp_path / "lib.yaml"
+    path.write_text(text)
+    with pytest.raises(drills.LibraryError, match="lib.yaml") as err:
+        drills.load_library(path, root=repo_root)
+    assert message in str(err.value)
