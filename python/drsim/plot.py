@@ -38,7 +38,9 @@ __all__ = ["timeline", "comparison", "comparison_summary", "distribution", "png_
 #: The panels :func:`timeline` can draw, in order. A panel whose series the
 #: run did not record is left out (``replicas`` without a Kubernetes
 #: deployment, ``routing`` without GSLB health checks or routing weights).
-PANELS: tuple[str, ...] = ("success", "latency", "utilization", "replicas", "routing")
+#: ``zones`` (zones up per region) is drawn by default only when the run has
+#: no client population, so a topology-only scenario still gets a picture.
+PANELS: tuple[str, ...] = ("success", "latency", "utilization", "replicas", "routing", "zones")
 
 _PANEL_HEIGHT_IN = 1.9
 _WIDTH_IN = 11.0
@@ -313,6 +315,17 @@ def _panel_routing(ax: Axes, result: Result, t: _TimeAxis, populations: list[str
     return True
 
 
+def _panel_zones(ax: Axes, result: Result, t: _TimeAxis) -> bool:
+    up = _wide(result, "region.zones_up", ["region"])
+    if up.empty:
+        return False
+    for key in up.columns:
+        ax.plot(t.x(up.index.to_numpy()), up[key].to_numpy(), lw=1.2, drawstyle="steps-post", label=str(key))
+    ax.set_ylabel("zones up")
+    ax.set_ylim(bottom=-0.2)
+    return True
+
+
 # ---- public -----------------------------------------------------------------
 
 
@@ -332,7 +345,8 @@ def timeline(
     with the objective's line), ``latency`` (client p50 and p99, ms),
     ``utilization`` (per zone, %), ``replicas`` (ready and target pods per
     service and zone), ``routing`` (routing weights, or the GSLB's health view
-    and stale DNS clients). Each fault step is a shaded span; its detection,
+    and stale DNS clients), ``zones`` (zones up per region; by default only
+    when the run has no client population). Each fault step is a shaded span; its detection,
     traffic switch and recovery (from :meth:`Result.fault_figures`) are
     dashed lines, annotated on the top panel; operator actions are dotted
     lines. Artists carry ``gid`` values such as ``"fault:<step>"``,
@@ -344,7 +358,10 @@ def timeline(
     """
     _check_result(result)
     pops = _populations(result, populations)
-    chosen = list(PANELS) if panels is None else ([panels] if isinstance(panels, str) else list(panels))
+    if panels is None:
+        chosen = [p for p in PANELS if p != "zones"] if pops else ["zones"]
+    else:
+        chosen = [panels] if isinstance(panels, str) else list(panels)
     for name in chosen:
         if name not in PANELS:
             raise ValueError(f"unknown panel {name!r} (panels: {', '.join(PANELS)})")
@@ -361,6 +378,7 @@ def timeline(
         "utilization": lambda ax: _panel_utilization(ax, result, t),
         "replicas": lambda ax: _panel_replicas(ax, result, t),
         "routing": lambda ax: _panel_routing(ax, result, t, pops),
+        "zones": lambda ax: _panel_zones(ax, result, t),
     }
     present = [name for name in chosen if drawers[name](scratch.add_subplot())]
     if not present:
