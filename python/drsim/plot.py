@@ -13,9 +13,9 @@ picture from a :class:`drsim.Result` (or several) and return a
 Figures are made with :class:`matplotlib.figure.Figure` on an Agg canvas, not
 through ``pyplot``: library code never touches the global backend, never
 calls ``plt.show()`` and leaves no figure open in pyplot's registry. In
-Jupyter the returned Figure displays itself once ``matplotlib.pyplot`` (and
-so the inline backend) is loaded; :func:`save_png` / :func:`png_bytes` write
-it as a PNG.
+Jupyter the returned Figure displays itself as a PNG (the last expression of
+a cell), with or without ``import matplotlib.pyplot``; :func:`save_png` /
+:func:`png_bytes` write it as a PNG file or bytes.
 """
 
 from __future__ import annotations
@@ -52,12 +52,30 @@ _MARK_COLORS = {"detected": "tab:orange", "switched": "tab:blue", "recovered": "
 # ---- figure plumbing --------------------------------------------------------
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    """A Figure on an Agg canvas, outside pyplot (see the module docstring)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+def _figure_class() -> type:
+    """A Figure that shows itself in Jupyter as a PNG even when pyplot (and so
+    the inline backend's formatter) was never imported; when it was, that
+    formatter is registered for Figure and takes precedence."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), layout="constrained")
+    class DrsimFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            return png_bytes(self)
+
+    return DrsimFigure
+
+
+_FIGURE_CLASS: type | None = None
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    """A Figure on an Agg canvas, outside pyplot (see the module docstring)."""
+    global _FIGURE_CLASS
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if _FIGURE_CLASS is None:
+        _FIGURE_CLASS = _figure_class()
+    fig = _FIGURE_CLASS(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
@@ -462,6 +480,8 @@ def _unit_of(column: str) -> tuple[str, float]:
         return "s", 1.0
     if column.endswith(("ratio", "_rate", "availability")):
         return "%", 100.0
+    if column.endswith("errors"):
+        return "requests", 1.0
     return "", 1.0
 
 

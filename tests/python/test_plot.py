@@ -179,3 +179,30 @@ def test_distribution_boxes_and_cdfs() -> None:
         plot.distribution(frame, "f.rto_s", kind="violin")
     with pytest.raises(TypeError, match="DataFrame"):
         plot.distribution([1, 2], "x")  # type: ignore[arg-type]
+
+
+def test_figures_show_in_a_notebook(tmp_path: pathlib.Path) -> None:
+    """A timeline is the last expression of a cell: Jupyter shows it as a PNG,
+    whether or not the notebook imported pyplot."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import drsim\n"
+            f"r = drsim.load({str(TWO_CELL)!r}).run(until='2m')\n"
+            "drsim.plot.timeline(r)"
+        ),
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\ndrsim.plot.timeline(r, panels=['success'])"),
+    ]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+                            ).execute()
+    for cell in nb.cells:
+        shown = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert len(shown) == 1 and "image/png" in shown[0]["data"], cell.outputs
+    # pyplot's registry holds no figure made by drsim.plot.
+    import matplotlib.pyplot as plt
+
+    plot.timeline(drsim.load(TWO_CELL).run(until="30s"))
+    assert plt.get_fignums() == []

@@ -9,7 +9,6 @@ import base64
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 
