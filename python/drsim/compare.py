@@ -147,7 +147,7 @@ def _figures(result: Result, kpis: list[str] | None) -> dict[str, float]:
 # ---- the comparison ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison:
     """What :func:`compare` returns.
 
@@ -157,6 +157,8 @@ class Comparison:
     ``min``, ``max``, ``n`` (runs where the figure has a value: a fault that
     never recovered has no RTO). ``runs``: one row per (variant, seed) with
     every figure as a column, for :func:`drsim.plot.distribution`.
+    ``results``: ``{(variant, seed): Result}`` with ``keep_results=True``
+    (a report then shows the first seed's runs side by side), else empty.
     """
 
     scenario: Scenario

@@ -56,6 +56,7 @@ tr.pass td { background: #eaf7ea; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 details summary { cursor: pointer; }
+div.scroll { overflow-x: auto; }
 """
 
 
@@ -99,7 +100,8 @@ def _table(frame: pd.DataFrame, *, css_class: str, index: bool = False, row_clas
             f'<td class="{"text" if c in text_columns else "num"}">{_number(row[c])}</td>' for c in frame.columns
         )
         rows.append(f"<tr{cls}>{cells}</tr>")
-    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return (f'<div class="scroll"><table class="{css_class}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def _page(title: str, meta: str, sections: list[str]) -> str:
@@ -179,6 +181,13 @@ def _comparison_html(comparison: Comparison, title: str | None) -> str:
     except ValueError as e:  # nothing with a value to draw
         figure_html = f"<p>No figure to plot: {_esc(e)}</p>"
     sections.append(_section("Figures by variant", figure_html, "figures"))
+    if comparison.results:  # compare(..., keep_results=True): the first seed's runs side by side
+        from drsim import plot
+
+        seed = comparison.seeds[0]
+        runs = {name: comparison.results[(name, seed)] for name in comparison.variants}
+        sections.append(_section(f"Timelines, seed {seed}", _img(plot.comparison(runs), f"timelines, seed {seed}"),
+                                 "timelines"))
     sections.append(_section("Summary by variant", _table(comparison.table, css_class="comparison", index=True),
                              "comparison"))
     sections.append(_section("Every run", _table(comparison.runs, css_class="runs"), "runs"))

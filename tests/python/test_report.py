@@ -35,7 +35,7 @@ def result() -> drsim.Result:
 @pytest.fixture(scope="module")
 def comparison() -> drsim.Comparison:
     return drsim.compare(TWO_CELL, {"base": {}, "slow": {"spec.load[spain].routing.healthCheck.requestInterval": "30s"}},
-                         seeds=range(3))
+                         seeds=range(3), keep_results=True)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,9 @@ def test_comparison_report(comparison: drsim.Comparison, tmp_path: pathlib.Path)
     path = drsim.report(comparison, tmp_path / "cmp.html", title="health check interval")
     text = path.read_text(encoding="utf-8")
     _self_contained(text)
-    assert len(re.findall(r'src="data:image/png;base64,', text)) == 1
+    # The figures by variant, and the first seed's runs side by side (keep_results=True).
+    assert len(re.findall(r'src="data:image/png;base64,', text)) == 2
+    assert '<section id="timelines">' in text and "Timelines, seed 0" in text
     assert "spec.load[spain].routing.healthCheck.requestInterval=30s" in text
     assert "(baseline: no override)" in text
     assert 'class="comparison"' in text and "ci_low" in text and "ireland-cell-deleted.rto_s" in text
@@ -139,7 +141,7 @@ def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim
             encoding="utf-8")
         proc = _chromium(probe.as_uri(), "--virtual-time-budget=5000")
         assert proc.returncode == 0, proc.stderr[-2000:]
-        assert 'data-images="ok"' in proc.stdout
+        assert re.search(r'data-images="ok(,ok)*"', proc.stdout), re.findall(r'data-images="[^"]*"', proc.stdout)
         # The report itself: the page logs nothing to the console (no error, no
         # blocked resource); Chromium's own dbus/GPU noise is not the page's.
         proc = _chromium(path.as_uri())
