@@ -46,7 +46,15 @@ _PANEL_HEIGHT_IN = 1.9
 _WIDTH_IN = 11.0
 _FAULT_COLOR = "tab:red"
 _ACTION_COLOR = "tab:purple"
-_MARK_COLORS = {"detected": "tab:orange", "switched": "tab:blue", "recovered": "tab:green"}
+# Darker than the tab10 series colours, so a mark is not read as a series.
+_MARK_COLORS = {"detected": "#b8860b", "switched": "#1f3b73", "recovered": "#2e7d32"}
+_SERIES_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+                  "tab:cyan", "tab:gray")
+
+
+def _population_color(populations: list[str], population: str) -> str:
+    """One colour per population, the same in every panel and column."""
+    return _SERIES_COLORS[populations.index(population) % len(_SERIES_COLORS)]
 
 
 # ---- figure plumbing --------------------------------------------------------
@@ -219,7 +227,7 @@ def _mark_faults(ax: Axes, t: _TimeAxis, faults: list[dict[str, Any]], actions: 
             if annotate:
                 delta = at - f["start_s"]
                 ax.annotate(f"{name} +{delta:.4g}s", xy=(t.x(at), 1.0), xycoords=("data", "axes fraction"),
-                            xytext=(2, -2 - 10 * list(_MARK_COLORS).index(name)), textcoords="offset points",
+                            xytext=(2, -1 - 9 * list(_MARK_COLORS).index(name)), textcoords="offset points",
                             fontsize="x-small", color=color, va="top", ha="left")
     for j, a in enumerate(actions):
         ax.axvline(t.x(a["start_s"]), color=_ACTION_COLOR, ls=":", lw=1.2, gid=f"action:{a['step']}",
@@ -239,13 +247,16 @@ def _panel_success(ax: Axes, result: Result, t: _TimeAxis, populations: list[str
         ratio = _success_ratio(result, p)
         if ratio.empty:
             continue
-        ax.plot(t.x(ratio.index.to_numpy()), 100.0 * ratio.to_numpy(), lw=1.2, label=f"{p}")
+        ax.plot(t.x(ratio.index.to_numpy()), 100.0 * ratio.to_numpy(), lw=1.2, label=f"{p}",
+                color=_population_color(populations, p))
         drew = True
     target = float(result.scenario.spec.objectives.success_ratio) if drew else math.nan
     if drew and not math.isnan(target):
         ax.axhline(100.0 * target, color="grey", lw=0.8, ls="-.", label=f"objective {100 * target:g}%")
     ax.set_ylabel("success ratio (%)")
-    ax.set_ylim(-3, 103)
+    # Headroom above 100% for the detection / switch / recovery annotations.
+    ax.set_ylim(-3, 130)
+    ax.set_yticks([0, 20, 40, 60, 80, 100])
     return drew
 
 
@@ -258,7 +269,7 @@ def _panel_latency(ax: Axes, result: Result, t: _TimeAxis, populations: list[str
                 continue
             quantile = metric.split("_")[1]
             ax.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), ls=style, lw=1.1,
-                    label=f"{p} {quantile}")
+                    label=f"{p} {quantile}", color=_population_color(populations, p))
             drew = True
     ax.set_ylabel("latency (ms)")
     return drew
@@ -453,7 +464,8 @@ def comparison(
         for p in pops:
             w = _wide(result, "client.latency_p99_s", ["population"], population=p)
             if not w.empty:
-                bottom.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), lw=1.1, label=f"{p} p99")
+                bottom.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), lw=1.1, label=f"{p} p99",
+                            color=_population_color(pops, p))
         bottom.set_ylabel("latency p99 (ms)")
         faults, actions = _fault_rows(result)
         for ax in (top, bottom):
