@@ -250,6 +250,7 @@ def compare(
     workers: int | None = None,
     confidence: float = 0.95,
     keep_results: bool = False,
+    progress: bool = False,
 ) -> Comparison:
     """Runs each variant of ``scenario`` for each seed and summarises them.
 
@@ -260,7 +261,10 @@ def compare(
     column per label set). ``until`` shortens every run. Runs go to a pool of
     ``workers`` threads (default: the CPU count, at most 8; the simulation
     releases the GIL); the result does not depend on the pool: the same
-    scenario, variants and seeds give the same frame.
+    scenario, variants and seeds give the same frame. ``progress=True``
+    shows a tqdm bar of finished runs (in a notebook, a widget when available);
+    ``keep_results=True`` keeps every :class:`drsim.Result` in
+    :attr:`Comparison.results`.
     """
     import pandas as pd
 
@@ -289,7 +293,14 @@ def compare(
         return scenarios[name].run(seed=seed, until=until)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(run, jobs))  # in job order, whatever order they finish in
+        futures = [pool.submit(run, job) for job in jobs]
+        if progress:
+            from tqdm.auto import tqdm
+
+            for _ in tqdm(concurrent.futures.as_completed(futures), total=len(futures), desc="drsim.compare",
+                          unit="run"):
+                pass
+        results = [f.result() for f in futures]  # in job order, whatever order they finished in
 
     rows = []
     for (name, seed), result in zip(jobs, results):

@@ -81,7 +81,7 @@ def test_more_seeds_shrink_the_interval(scenario: drsim.Scenario, six: drsim.Com
 
 def test_same_seeds_same_frame(scenario: drsim.Scenario, six: drsim.Comparison) -> None:
     again = drsim.compare(scenario, {"base": {}, "slow-checks": SLOW}, seeds=range(6), kpis=["client.availability"],
-                          workers=1)
+                          workers=1, progress=True)
     assert again.runs.equals(six.runs)
     assert again.table.equals(six.table)
 

@@ -120,10 +120,12 @@ def test_command_line(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
     assert proc.stderr == "" and (tmp_path / "m.html").is_file()
 
 
-def _chromium(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _chromium(url: str, profile: pathlib.Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium's DOM of ``url`` (stdout) and its log (stderr), with
+    a profile of its own so that no other Chromium session is involved."""
     return subprocess.run(
         [str(CHROMIUM), "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-         *extra, "--dump-dom", url],
+         f"--user-data-dir={profile}", "--no-first-run", *extra, "--dump-dom", url],
         capture_output=True, text=True, timeout=90,
     )
 
@@ -139,12 +141,12 @@ def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim
             '<script>document.body.setAttribute("data-images", Array.from(document.images)'
             '.map(i => i.complete && i.naturalWidth > 0 ? "ok" : "broken").join(","));</script></body>'),
             encoding="utf-8")
-        proc = _chromium(probe.as_uri(), "--virtual-time-budget=5000")
+        proc = _chromium(probe.as_uri(), tmp_path / "profile", "--virtual-time-budget=5000")
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert re.search(r'data-images="ok(,ok)*"', proc.stdout), re.findall(r'data-images="[^"]*"', proc.stdout)
         # The report itself: the page logs nothing to the console (no error, no
         # blocked resource); Chromium's own dbus/GPU noise is not the page's.
-        proc = _chromium(path.as_uri())
+        proc = _chromium(path.as_uri(), tmp_path / "profile")
         assert proc.returncode == 0, proc.stderr[-2000:]
         page_messages = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
         assert page_messages == []
@@ -160,5 +162,5 @@ def test_the_console_check_catches_errors(tmp_path: pathlib.Path) -> None:
         pytest.skip("/usr/bin/chromium is missing: run scripts/install-deps.sh")
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><title>x</title><script>missingFunction();</script>", encoding="utf-8")
-    proc = _chromium(bad.as_uri())
+    proc = _chromium(bad.as_uri(), tmp_path / "profile")
     assert any("Uncaught ReferenceError" in line for line in proc.stderr.splitlines())
