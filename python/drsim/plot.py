@@ -553,9 +553,10 @@ def distribution(
             ax.set_xlabel(f"{c} ({unit})" if unit else c)
             ax.set_ylabel("fraction of runs")
             ax.set_ylim(0, 1.02)
-            _legend_outside(ax) if len(columns) == 1 else ax.legend(fontsize="small")
         ax.set_title(c, fontsize="medium")
         ax.grid(True, alpha=0.3)
+    if kind == "cdf":
+        _legend_outside(axes[-1])  # the groups are the same in every panel
     if title:
         fig.suptitle(title, fontsize="medium")
     return fig
@@ -599,12 +600,10 @@ def comparison_summary(comparison: Any, *, figures: Iterable[str] | None = None,
         low = summary["ci_low"].to_numpy(dtype=float) * scale
         high = summary["ci_high"].to_numpy(dtype=float) * scale
         err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
-        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6,
-                    label=f"mean, {100 * comparison.confidence:g}% CI", gid=f"ci:{name}")
+        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
         for i, v in enumerate(variants):
             values = runs.loc[runs["variant"] == v, name].to_numpy(dtype=float) * scale
-            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue",
-                    label="one seed" if i == 0 else None)
+            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue")
         ax.set_xticks(x, variants)
         ax.set_xlim(-0.5, len(variants) - 0.5)
         ax.set_title(name, fontsize="medium")
@@ -612,8 +611,9 @@ def comparison_summary(comparison: Any, *, figures: Iterable[str] | None = None,
         ax.grid(True, axis="y", alpha=0.3)
     for ax in axes[len(names):]:
         ax.set_visible(False)
-    axes[0].legend(fontsize="small", loc="best")
-    fig.suptitle(title if title is not None else
-                 f"{comparison.scenario.name}: {len(variants)} variants x {len(comparison.seeds)} seeds",
-                 fontsize="medium")
+    # The key goes in the title rather than in a legend that could cover a point.
+    key = f"black: mean and {100 * comparison.confidence:g}% confidence interval; blue dots: one seed each"
+    heading = title if title is not None else (
+        f"{comparison.scenario.name}: {len(variants)} variants x {len(comparison.seeds)} seeds")
+    fig.suptitle(f"{heading}\n{key}", fontsize="medium")
     return fig

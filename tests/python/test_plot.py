@@ -172,6 +172,12 @@ def test_distribution_boxes_and_cdfs() -> None:
     steps = fig.axes[1].get_lines()
     assert [l.get_label() for l in steps] == ["a", "b"]
     assert max(steps[1].get_xdata()) == pytest.approx(50.0)
+    # One legend, right of the last panel, covering no data.
+    assert fig.axes[0].get_legend() is None
+    legend = fig.axes[1].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["a", "b"]
+    fig.canvas.draw()
+    assert legend.get_window_extent().x0 >= fig.axes[1].get_window_extent().x1
     fig.clear()
     with pytest.raises(ValueError, match="no column 'nope'"):
         plot.distribution(frame, "nope")
