@@ -139,8 +139,11 @@ def _result_html(result: Result, title: str | None) -> str:
     sections = []
     if scenario.description:
         sections.append(f"<p>{_esc(scenario.description)}</p>")
-    fig = plot.timeline(result)
-    sections.append(_section("Timeline", _img(fig, f"timeline of {scenario.name}"), "timeline"))
+    try:
+        timeline_html = _img(plot.timeline(result), f"timeline of {scenario.name}")
+    except ValueError as e:  # a run that recorded none of the panels' series
+        timeline_html = f"<p>No timeline to draw: {_esc(e)}</p>"
+    sections.append(_section("Timeline", timeline_html, "timeline"))
     verdicts = result.objectives()
     body = _table(verdicts, css_class="objectives", row_class=_verdict_class) if len(verdicts) else (
         "<p>The scenario declares no objective (spec.objectives).</p>")
