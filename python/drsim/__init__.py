@@ -13,6 +13,11 @@
     drsim.queueing.erlang_c(servers=2, offered_load=1.0)                      # closed forms
     drsim.kube.zone_split({"kind": "equal", "zones": ["a", "b"]}, ["a", "b"], 20)   # control plane
 
+    drsim.plot.timeline(result)                                   # matplotlib Figure
+    cmp = drsim.compare(scenario, {"base": {}, "late": {"spec.seed": 9}}, seeds=range(5))
+    cmp.table                                                     # mean and 95% CI per variant
+    drsim.report(result, "report.html")                           # one self-contained HTML file
+
 Bad scenario input raises :class:`drsim.ScenarioError` (a ``ValueError``)
 whose message starts with ``file:line:col``.
 """
@@ -22,9 +27,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from drsim import _core, config, kube, queueing, topology
+from drsim import _core, config, kube, plot, queueing, topology
+from drsim.compare import Comparison, compare
 from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
 from drsim.result import Outcome, Result
+from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
 
 __version__: str = _core.__version__
@@ -49,7 +56,14 @@ __all__ = [
     "kube",
     "queueing",
     "topology",
+    "plot",
+    "compare",
+    "Comparison",
+    "report",
 ]
+# drsim.compare and drsim.report are the functions (the modules of the same
+# name stay reachable as ``from drsim.compare import ...`` through
+# sys.modules); the command line is ``python3 -m drsim report SOURCE OUT.html``.
 # The N+1 capacity check (analysis/n_plus_one.h, `drsim check`) is not bound
 # yet while it is being reworked; it will be drsim.check (drsim/check.py over
 # _core's bind_check), next to drsim.queueing.

@@ -1,0 +1,327 @@
+"""Side-by-side comparison of scenario variants over several seeds.
+
+An architecture review asks "does policy B recover faster than policy A, or
+was that one lucky seed?". :func:`compare` runs every variant (a dict of
+overrides, as :meth:`drsim.Scenario.with_overrides` takes them) for every
+seed and summarises each figure per variant as a mean with a 95% confidence
+interval from Student's t distribution over the seeds, so the difference
+between variants can be read against the noise between seeds.
+
+The t quantile is computed here (regularised incomplete beta function and
+bisection) so that the package needs numpy and pandas only, not scipy.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from drsim.scenario import Overrides, Scenario, Source, Until, load
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from drsim.result import Result
+
+__all__ = ["compare", "Comparison", "t_quantile", "FAULT_FIGURES"]
+
+#: The per-fault figures :func:`compare` summarises, as ``<step>.<figure>``:
+#: from :meth:`Result.fault_figures` (seconds after the step's start, and the
+#: errors during the traffic switch) and :attr:`Result.faults` (errors and
+#: success ratio in the step's counting window).
+FAULT_FIGURES: tuple[str, ...] = (
+    "detection_s", "traffic_switch_s", "rto_s", "rpo_s", "switch_errors", "errors", "success_ratio",
+)
+
+_SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "min", "max", "n"]
+
+
+# ---- Student's t ------------------------------------------------------------
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def _t_cdf(t: float, df: float) -> float:
+    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p: float, df: int | float) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of
+    freedom (e.g. ``t_quantile(0.975, 4)`` = 2.776...), to about 1e-10."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in (0, 1), got {p!r}")
+    if not df > 0:
+        raise ValueError(f"df must be positive, got {df!r}")
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    lo, hi = 0.0, 1.0
+    while _t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)
+
+
+# ---- per-run figures ---------------------------------------------------------
+
+
+def _kpi_column(name: str, labels: Mapping[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in sorted(labels.items()) if isinstance(v, str)]
+    return name + ("{" + ",".join(parts) + "}" if parts else "")
+
+
+def _figures(result: Result, kpis: list[str] | None) -> dict[str, float]:
+    """One run's figures: ``<step>.<figure>`` per fault step, the objectives'
+    verdict counts, and the KPIs asked for (``name{label=value,...}``)."""
+    row: dict[str, float] = {}
+    figures = result.fault_figures()
+    faults = result.faults.set_index("step")
+    for f in figures.itertuples(index=False):
+        for name in FAULT_FIGURES:
+            if hasattr(f, name):
+                row[f"{f.step}.{name}"] = float(getattr(f, name))
+            elif f.step in faults.index:
+                row[f"{f.step}.{name}"] = float(faults.loc[f.step, name])
+    verdicts = result.objectives()
+    row["objectives.passed"] = float(verdicts["passed"].sum())
+    row["objectives.failed"] = float((~verdicts["passed"]).sum())
+    if kpis:
+        table = result.kpis()
+        label_columns = [c for c in table.columns if c not in ("name", "value")]
+        for name in kpis:
+            rows = table[table["name"] == name]
+            for r in rows.itertuples(index=False):
+                labels = {c: getattr(r, c) for c in label_columns if isinstance(getattr(r, c), str)}
+                row[_kpi_column(name, labels)] = float(r.value)
+    return row
+
+
+# ---- the comparison ----------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """What :func:`compare` returns.
+
+    ``table``: one row per (variant, figure), MultiIndex ``variant``,
+    ``figure``; columns ``mean``, ``ci_low``, ``ci_high`` (the 95% Student t
+    interval of the mean over the seeds; NaN with fewer than two values),
+    ``min``, ``max``, ``n`` (runs where the figure has a value: a fault that
+    never recovered has no RTO). ``runs``: one row per (variant, seed) with
+    every figure as a column, for :func:`drsim.plot.distribution`.
+    ``results``: ``{(variant, seed): Result}`` with ``keep_results=True``
+    (a report then shows the first seed's runs side by side), else empty.
+    """
+
+    scenario: Scenario
+    variants: dict[str, list[str]]  #: each variant's overrides, as ``path=value`` text
+    seeds: tuple[int, ...]
+    until: Until | None
+    table: pd.DataFrame
+    runs: pd.DataFrame
+    confidence: float = 0.95
+    results: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def figure(self, name: str) -> pd.DataFrame:
+        """The summary rows of one figure, one per variant."""
+        if name not in self.runs.columns:
+            known = ", ".join(c for c in self.runs.columns if c not in ("variant", "seed"))
+            raise ValueError(f"no figure {name!r} in this comparison (figures: {known})")
+        return self.table.xs(name, level="figure")
+
+    def plot(self, figures: Iterable[str] | None = None, *, title: str | None = None) -> Figure:
+        """The per-fault figures (or ``figures``), one panel each: every
+        variant's mean with its confidence interval as an error bar and each
+        seed's value as a dot."""
+        from drsim.plot import comparison_summary
+
+        return comparison_summary(self, figures=figures, title=title)
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+        return self.table.to_html()
+
+
+def _variant_overrides(variants: Mapping[str, Overrides]) -> dict[str, Overrides]:
+    if not isinstance(variants, Mapping) or not variants:
+        raise ValueError("variants is a non-empty mapping {name: overrides}; use {} as a variant for the baseline")
+    out: dict[str, Overrides] = {}
+    for name, overrides in variants.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"variant names are non-empty str, got {name!r}")
+        if overrides is None:
+            overrides = {}
+        out[name] = overrides
+    return out
+
+
+def _seeds(seeds: Iterable[int]) -> tuple[int, ...]:
+    values = tuple(seeds)
+    if not values:
+        raise ValueError("seeds is empty")
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ValueError(f"seeds are non-negative int, got {s!r}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"seeds repeat a value: {list(values)}")
+    return values
+
+
+def _summarise(runs: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    figures = [c for c in runs.columns if c not in ("variant", "seed")]
+    records = []
+    index = []
+    for variant, group in runs.groupby("variant", sort=False):
+        for name in figures:
+            values = pd.to_numeric(group[name], errors="coerce").to_numpy(dtype=float)
+            values = values[~np.isnan(values)]
+            n = len(values)
+            mean = float(values.mean()) if n else math.nan
+            if n >= 2:
+                half = t_quantile(0.5 + confidence / 2.0, n - 1) * float(values.std(ddof=1)) / math.sqrt(n)
+                low, high = mean - half, mean + half
+            else:
+                low = high = math.nan
+            records.append([mean, low, high, float(values.min()) if n else math.nan,
+                            float(values.max()) if n else math.nan, n])
+            index.append((variant, name))
+    table = pd.DataFrame(records, columns=_SUMMARY_COLUMNS,
+                         index=pd.MultiIndex.from_tuples(index, names=["variant", "figure"]))
+    return table.astype({"n": "int64"})
+
+
+def compare(
+    scenario: Scenario | Source,
+    variants: Mapping[str, Overrides],
+    seeds: Iterable[int] = range(5),
+    *,
+    kpis: Iterable[str] | None = None,
+    until: Until | None = None,
+    workers: int | None = None,
+    confidence: float = 0.95,
+    keep_results: bool = False,
+    progress: bool = False,
+) -> Comparison:
+    """Runs each variant of ``scenario`` for each seed and summarises them.
+
+    ``variants`` maps a name to overrides (``{"spec.timeline[fail-a].at":
+    "5m"}``; ``{}`` is the baseline); every variant is loaded before any run,
+    so a bad override path raises :class:`drsim.ScenarioError` naming it at
+    once. ``kpis`` adds run KPIs by name (``["client.availability"]``; one
+    column per label set). ``until`` shortens every run. Runs go to a pool of
+    ``workers`` threads (default: the CPU count, at most 8; the simulation
+    releases the GIL); the result does not depend on the pool: the same
+    scenario, variants and seeds give the same frame. ``progress=True``
+    shows a tqdm bar of finished runs (in a notebook, a widget when available);
+    ``keep_results=True`` keeps every :class:`drsim.Result` in
+    :attr:`Comparison.results`.
+    """
+    import pandas as pd
+
+    base = scenario if isinstance(scenario, Scenario) else load(scenario)
+    chosen = _variant_overrides(variants)
+    seed_values = _seeds(seeds)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    kpi_names: list[str] | None = None
+    if kpis is not None:
+        kpi_names = [kpis] if isinstance(kpis, str) else list(kpis)
+        for k in kpi_names:
+            if not isinstance(k, str):
+                raise TypeError(f"kpis are KPI names (str), got {k!r}")
+    if workers is None:
+        workers = min(8, os.cpu_count() or 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+
+    # Load every variant first: bad overrides fail before anything runs.
+    scenarios = {name: base.with_overrides(overrides) for name, overrides in chosen.items()}
+    jobs = [(name, seed) for name in scenarios for seed in seed_values]
+
+    def run(job: tuple[str, int]) -> Result:
+        name, seed = job
+        return scenarios[name].run(seed=seed, until=until)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(run, job) for job in jobs]
+        if progress:
+            from tqdm.auto import tqdm
+
+            for _ in tqdm(concurrent.futures.as_completed(futures), total=len(futures), desc="drsim.compare",
+                          unit="run"):
+                pass
+        results = [f.result() for f in futures]  # in job order, whatever order they finished in
+
+    rows = []
+    for (name, seed), result in zip(jobs, results):
+        figures = _figures(result, kpi_names)
+        rows.append({"variant": name, "seed": seed, **figures})
+    if kpi_names:
+        found = {c.split("{")[0] for row in rows for c in row}
+        missing = [k for k in kpi_names if k not in found]
+        if missing:
+            raise ValueError(f"no run recorded the KPI(s) {', '.join(map(repr, missing))}")
+    runs = pd.DataFrame(rows)
+    # Columns in first-seen order; a figure absent from a run (e.g. a fault
+    # step past a variant's horizon) is NaN there.
+    runs = runs[["variant", "seed"] + [c for c in runs.columns if c not in ("variant", "seed")]]
+    return Comparison(
+        scenario=base,
+        variants={name: list(s.overrides[len(base.overrides):]) for name, s in scenarios.items()},
+        seeds=seed_values,
+        until=until,
+        table=_summarise(runs, confidence),
+        runs=runs,
+        confidence=confidence,
+        results={job: r for job, r in zip(jobs, results)} if keep_results else {},
+    )

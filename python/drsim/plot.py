@@ -1,0 +1,619 @@
+"""Pictures of runs for notebooks, reviews and reports (matplotlib).
+
+Capacity planners read a drill as a picture: when the fault started, when it
+was detected, when traffic switched, when users were back, and what success
+ratio, latency and utilisation did meanwhile. These functions build that
+picture from a :class:`drsim.Result` (or several) and return a
+:class:`matplotlib.figure.Figure`:
+
+- :func:`timeline`: one run, stacked panels sharing the time axis;
+- :func:`comparison`: several runs side by side, one column each;
+- :func:`distribution`: a sweep's spread of one figure (boxes or CDFs).
+
+Figures are made with :class:`matplotlib.figure.Figure` on an Agg canvas, not
+through ``pyplot``: library code never touches the global backend, never
+calls ``plt.show()`` and leaves no figure open in pyplot's registry. In
+Jupyter the returned Figure displays itself as a PNG (the last expression of
+a cell), with or without ``import matplotlib.pyplot``; :func:`save_png` /
+:func:`png_bytes` write it as a PNG file or bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import pathlib
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from drsim.result import Result
+
+__all__ = ["timeline", "comparison", "comparison_summary", "distribution", "png_bytes", "save_png", "PANELS"]
+
+#: The panels :func:`timeline` can draw, in order. A panel whose series the
+#: run did not record is left out (``replicas`` without a Kubernetes
+#: deployment, ``routing`` without GSLB health checks or routing weights).
+#: ``zones`` (zones up per region) is drawn by default only when the run has
+#: no client population, so a topology-only scenario still gets a picture.
+PANELS: tuple[str, ...] = ("success", "latency", "utilization", "replicas", "routing", "zones")
+
+_PANEL_HEIGHT_IN = 1.9
+_WIDTH_IN = 11.0
+_FAULT_COLOR = "tab:red"
+_ACTION_COLOR = "tab:purple"
+# Darker than the tab10 series colours, so a mark is not read as a series.
+_MARK_COLORS = {"detected": "#b8860b", "switched": "#1f3b73", "recovered": "#2e7d32"}
+_SERIES_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+                  "tab:cyan", "tab:gray")
+
+
+def _population_color(populations: list[str], population: str) -> str:
+    """One colour per population, the same in every panel and column."""
+    return _SERIES_COLORS[populations.index(population) % len(_SERIES_COLORS)]
+
+
+# ---- figure plumbing --------------------------------------------------------
+
+
+def _figure_class() -> type:
+    """A Figure that shows itself in Jupyter as a PNG even when pyplot (and so
+    the inline backend's formatter) was never imported; when it was, that
+    formatter is registered for Figure and takes precedence."""
+    from matplotlib.figure import Figure
+
+    class DrsimFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            return png_bytes(self)
+
+    return DrsimFigure
+
+
+_FIGURE_CLASS: type | None = None
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    """A Figure on an Agg canvas, outside pyplot (see the module docstring)."""
+    global _FIGURE_CLASS
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if _FIGURE_CLASS is None:
+        _FIGURE_CLASS = _figure_class()
+    fig = _FIGURE_CLASS(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def png_bytes(fig: Figure, *, dpi: int = 110) -> bytes:
+    """The figure as PNG bytes (what :func:`drsim.report` embeds)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def save_png(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 110) -> pathlib.Path:
+    """Writes the figure to ``path`` as a PNG; returns the path."""
+    p = pathlib.Path(os.fspath(path))
+    p.write_bytes(png_bytes(fig, dpi=dpi))
+    return p
+
+
+class _TimeAxis:
+    """Seconds on short runs, minutes on runs longer than 20 minutes, so the
+    tick labels stay readable; every x position goes through :meth:`x`."""
+
+    def __init__(self, horizon_s: float) -> None:
+        self.minutes = horizon_s > 1200
+        self.unit = "min" if self.minutes else "s"
+        self.horizon_s = horizon_s
+
+    def x(self, seconds: Any) -> Any:
+        return seconds / 60.0 if self.minutes else seconds
+
+    @property
+    def label(self) -> str:
+        return f"simulated time ({self.unit})"
+
+
+def _check_result(result: Any, what: str = "result") -> None:
+    from drsim.result import Result
+
+    if not isinstance(result, Result):
+        raise TypeError(f"{what} must be a drsim.Result (from Scenario.run()), not {type(result).__name__}")
+
+
+def _legend_outside(ax: Axes) -> None:
+    """A legend to the right of the panel, so it never covers data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+
+
+# ---- series -----------------------------------------------------------------
+
+
+def _populations(result: Result, populations: Iterable[str] | None) -> list[str]:
+    """The client populations to draw: all of the run's, or those asked for
+    (each must exist)."""
+    series = result.series()
+    known = sorted(set(series.loc[series["metric"] == "client.offered", "population"].dropna())) if (
+        "population" in series.columns) else []
+    if populations is None:
+        return known
+    if isinstance(populations, str):
+        populations = [populations]
+    wanted = list(populations)
+    for p in wanted:
+        if not isinstance(p, str):
+            raise TypeError(f"populations are str, got {p!r}")
+        if p not in known:
+            raise ValueError(f"no client population {p!r} in this run (populations: {', '.join(known) or 'none'})")
+    if not wanted:
+        raise ValueError("populations is empty; pass None for all of them")
+    return wanted
+
+
+def _wide(result: Result, metric: str, by: Sequence[str], **labels: Any) -> pd.DataFrame:
+    """``metric`` as a wide frame: index t_s, one column per distinct value
+    of the ``by`` labels (summed when several series share one), sorted."""
+    import pandas as pd
+
+    frame = result.timeseries(metric, **labels) if metric in result.metrics() else pd.DataFrame()
+    if frame.empty:
+        return pd.DataFrame()
+    key = frame[list(by)].astype(str).agg("/".join, axis=1) if len(by) > 1 else frame[by[0]].astype(str)
+    return frame.assign(key=key).pivot_table(index="t_s", columns="key", values="value", aggfunc="sum").sort_index()
+
+
+def _success_ratio(result: Result, population: str) -> pd.Series:
+    """Per window: succeeded / (succeeded + failed), NaN where nothing finished."""
+    succeeded = _wide(result, "client.succeeded", ["population"], population=population)
+    failed = _wide(result, "client.failed", ["population"], population=population)
+    if succeeded.empty:
+        import pandas as pd
+
+        return pd.Series(dtype="float64")
+    ok = succeeded.iloc[:, 0]
+    bad = failed.iloc[:, 0].reindex(ok.index, fill_value=0.0) if not failed.empty else 0.0 * ok
+    finished = ok + bad
+    return (ok / finished.where(finished > 0)).rename(population)
+
+
+# ---- fault marks ------------------------------------------------------------
+
+
+def _fault_rows(result: Result) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(faults, operator actions) the run applied, each a dict with step,
+    action, start_s, end_s (the run's end when not undone); figures of a fault
+    (detection_s, traffic_switch_s, rto_s) are absolute seconds or NaN."""
+    applied = result.faults
+    figures = result.fault_figures().set_index("step") if len(result.fault_figures()) else None
+    end_of_run = result.outcome.end_t_s or result.horizon_s
+    faults: list[dict[str, Any]] = []
+    actions: list[dict[str, Any]] = []
+    for row in applied.itertuples(index=False):
+        end = row.end_s if not math.isnan(row.end_s) else end_of_run
+        item = {"step": row.step, "action": row.action, "target": row.target, "start_s": row.start_s, "end_s": end}
+        if figures is not None and row.step in figures.index:
+            f = figures.loc[row.step]
+            for name, column in (("detected", "detection_s"), ("switched", "traffic_switch_s"),
+                                 ("recovered", "rto_s")):
+                value = float(f[column])
+                item[name] = row.start_s + value if not math.isnan(value) else math.nan
+            faults.append(item)
+        else:
+            actions.append(item)
+    return faults, actions
+
+
+def _mark_faults(ax: Axes, t: _TimeAxis, faults: list[dict[str, Any]], actions: list[dict[str, Any]],
+                 *, label: bool, annotate: bool) -> None:
+    """Shades each fault's span, draws operator actions as dotted lines, and
+    the detection / switch / recovery instants as dashed lines (text on the
+    top panel only, ``annotate``)."""
+    for i, f in enumerate(faults):
+        ax.axvspan(t.x(f["start_s"]), t.x(f["end_s"]), color=_FAULT_COLOR, alpha=0.12, lw=0,
+                   label=f"fault: {f['step']}" if label else None, gid=f"fault:{f['step']}")
+        for name, color in _MARK_COLORS.items():
+            at = f.get(name, math.nan)
+            if math.isnan(at):
+                continue
+            ax.axvline(t.x(at), color=color, ls="--", lw=1.0, gid=f"{name}:{f['step']}",
+                       label=name if (label and i == 0) else None)
+            if annotate:
+                delta = at - f["start_s"]
+                ax.annotate(f"{name} +{delta:.4g}s", xy=(t.x(at), 1.0), xycoords=("data", "axes fraction"),
+                            xytext=(2, -1 - 9 * list(_MARK_COLORS).index(name)), textcoords="offset points",
+                            fontsize="x-small", color=color, va="top", ha="left")
+    for j, a in enumerate(actions):
+        ax.axvline(t.x(a["start_s"]), color=_ACTION_COLOR, ls=":", lw=1.2, gid=f"action:{a['step']}",
+                   label="operator action" if (label and j == 0) else None)
+        if annotate:
+            ax.annotate(a["step"], xy=(t.x(a["start_s"]), 0.0), xycoords=("data", "axes fraction"),
+                        xytext=(2, 2), textcoords="offset points", fontsize="x-small", color=_ACTION_COLOR,
+                        rotation=90, va="bottom", ha="left")
+
+
+# ---- panels -----------------------------------------------------------------
+
+
+def _panel_success(ax: Axes, result: Result, t: _TimeAxis, populations: list[str]) -> bool:
+    drew = False
+    for p in populations:
+        ratio = _success_ratio(result, p)
+        if ratio.empty:
+            continue
+        ax.plot(t.x(ratio.index.to_numpy()), 100.0 * ratio.to_numpy(), lw=1.2, label=f"{p}",
+                color=_population_color(populations, p))
+        drew = True
+    target = float(result.scenario.spec.objectives.success_ratio) if drew else math.nan
+    if drew and not math.isnan(target):
+        ax.axhline(100.0 * target, color="grey", lw=0.8, ls="-.", label=f"objective {100 * target:g}%")
+    ax.set_ylabel("success ratio (%)")
+    # Headroom above 100% for the detection / switch / recovery annotations.
+    ax.set_ylim(-3, 130)
+    ax.set_yticks([0, 20, 40, 60, 80, 100])
+    return drew
+
+
+def _panel_latency(ax: Axes, result: Result, t: _TimeAxis, populations: list[str]) -> bool:
+    drew = False
+    for p in populations:
+        for metric, style in (("client.latency_p50_s", "-"), ("client.latency_p99_s", "--")):
+            w = _wide(result, metric, ["population"], population=p)
+            if w.empty:
+                continue
+            quantile = metric.split("_")[1]
+            ax.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), ls=style, lw=1.1,
+                    label=f"{p} {quantile}", color=_population_color(populations, p))
+            drew = True
+    ax.set_ylabel("latency (ms)")
+    return drew
+
+
+def _panel_utilization(ax: Axes, result: Result, t: _TimeAxis) -> bool:
+    """zone.utilization per zone; with several services in a zone, the
+    busiest one at each window (what saturates first)."""
+    frame = result.timeseries("zone.utilization") if "zone.utilization" in result.metrics() else None
+    if frame is None or frame.empty:
+        return False
+    wide = frame.pivot_table(index="t_s", columns="zone", values="value", aggfunc="max").sort_index()
+    for zone in wide.columns:
+        ax.plot(t.x(wide.index.to_numpy()), 100.0 * wide[zone].to_numpy(), lw=1.0, label=str(zone))
+    several = frame.groupby("zone")["service"].nunique().max() > 1 if "service" in frame.columns else False
+    ax.set_ylabel("utilisation (%)" + ("\nbusiest service" if several else ""))
+    return True
+
+
+def _panel_replicas(ax: Axes, result: Result, t: _TimeAxis) -> bool:
+    ready = _wide(result, "deployment.zone_ready", ["service", "zone"])
+    if ready.empty:
+        return False
+    target = _wide(result, "deployment.zone_target", ["service", "zone"])
+    for key in ready.columns:
+        line = ax.plot(t.x(ready.index.to_numpy()), ready[key].to_numpy(), lw=1.2, drawstyle="steps-post",
+                       label=f"{key} ready")[0]
+        if key in target.columns:
+            ax.plot(t.x(target.index.to_numpy()), target[key].to_numpy(), lw=0.8, ls="--",
+                    drawstyle="steps-post", color=line.get_color(), label=f"{key} target")
+    ax.set_ylabel("pods per zone")
+    return True
+
+
+def _panel_routing(ax: Axes, result: Result, t: _TimeAxis, populations: list[str]) -> bool:
+    """Routing weights when recorded (``routing.weight*``); otherwise the
+    GSLB's view (``health.region_healthy`` per region) with the clients whose
+    DNS answer is stale on a right-hand axis."""
+    metrics = result.metrics()
+    weights = [m for m in metrics if m.startswith("routing.weight")]
+    if weights:
+        frame = result.timeseries(weights)
+        by = [c for c in ("population", "region", "zone") if c in frame.columns and frame[c].notna().any()]
+        wide = _wide(result, weights[0], by) if by else None
+        if wide is not None and not wide.empty:
+            for key in wide.columns:
+                ax.plot(t.x(wide.index.to_numpy()), wide[key].to_numpy(), lw=1.2, drawstyle="steps-post",
+                        label=str(key))
+            ax.set_ylabel("routing weight")
+            return True
+    healthy = _wide(result, "health.region_healthy", ["population", "region"])
+    if healthy.empty:
+        return False
+    healthy = healthy[[c for c in healthy.columns if c.split("/")[0] in populations]]
+    for key in healthy.columns:
+        ax.plot(t.x(healthy.index.to_numpy()), healthy[key].to_numpy(), lw=1.2, drawstyle="steps-post",
+                label=f"{key} healthy")
+    ax.set_ylabel("region healthy\n(GSLB, 0/1)")
+    ax.set_ylim(-0.1, 1.1)
+    stale = _wide(result, "dns.stale_clients", ["population"])
+    stale = stale[[c for c in stale.columns if c in populations]] if not stale.empty else stale
+    if not stale.empty:
+        right = ax.twinx()
+        for key in stale.columns:
+            right.plot(t.x(stale.index.to_numpy()), stale[key].to_numpy(), lw=0.9, ls="--", color="tab:gray",
+                       label=f"{key} stale DNS clients")
+        right.set_ylabel("stale DNS\nclients")
+        # One legend for both axes, outside the panel.
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = right.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, loc="upper left", bbox_to_anchor=(1.08, 1.0), fontsize="small", frameon=False)
+    return True
+
+
+def _panel_zones(ax: Axes, result: Result, t: _TimeAxis) -> bool:
+    up = _wide(result, "region.zones_up", ["region"])
+    if up.empty:
+        return False
+    for key in up.columns:
+        ax.plot(t.x(up.index.to_numpy()), up[key].to_numpy(), lw=1.2, drawstyle="steps-post", label=str(key))
+    ax.set_ylabel("zones up")
+    ax.set_ylim(bottom=-0.2)
+    return True
+
+
+# ---- public -----------------------------------------------------------------
+
+
+def timeline(
+    result: Result,
+    *,
+    populations: Iterable[str] | None = None,
+    panels: Iterable[str] | None = None,
+    title: str | None = None,
+    width: float = _WIDTH_IN,
+    figure: Figure | None = None,
+) -> Figure:
+    """One run as stacked panels sharing the time axis.
+
+    Panels (see :data:`PANELS`), each left out when the run has no such
+    series: ``success`` (success ratio per population per metrics window, %,
+    with the objective's line), ``latency`` (client p50 and p99, ms),
+    ``utilization`` (per zone, %), ``replicas`` (ready and target pods per
+    service and zone), ``routing`` (routing weights, or the GSLB's health view
+    and stale DNS clients), ``zones`` (zones up per region; by default only
+    when the run has no client population). Each fault step is a shaded span; its detection,
+    traffic switch and recovery (from :meth:`Result.fault_figures`) are
+    dashed lines, annotated on the top panel; operator actions are dotted
+    lines. Artists carry ``gid`` values such as ``"fault:<step>"``,
+    ``"detected:<step>"`` and ``"action:<step>"``.
+
+    ``populations`` limits the client panels to those populations (each
+    must exist); ``panels`` picks and orders panels; ``figure`` draws into an
+    existing, cleared Figure instead of a new one.
+    """
+    _check_result(result)
+    pops = _populations(result, populations)
+    if panels is None:
+        chosen = [p for p in PANELS if p != "zones"] if pops else ["zones"]
+    else:
+        chosen = [panels] if isinstance(panels, str) else list(panels)
+    for name in chosen:
+        if name not in PANELS:
+            raise ValueError(f"unknown panel {name!r} (panels: {', '.join(PANELS)})")
+    if not chosen:
+        raise ValueError("panels is empty; pass None for all of them")
+
+    t = _TimeAxis(result.outcome.end_t_s or result.horizon_s)
+    # Draw each candidate panel on a scratch figure first: only those with data
+    # make it into the final layout, so no empty panel is left.
+    scratch = _new_figure(width, _PANEL_HEIGHT_IN)
+    drawers = {
+        "success": lambda ax: _panel_success(ax, result, t, pops),
+        "latency": lambda ax: _panel_latency(ax, result, t, pops),
+        "utilization": lambda ax: _panel_utilization(ax, result, t),
+        "replicas": lambda ax: _panel_replicas(ax, result, t),
+        "routing": lambda ax: _panel_routing(ax, result, t, pops),
+        "zones": lambda ax: _panel_zones(ax, result, t),
+    }
+    present = [name for name in chosen if drawers[name](scratch.add_subplot())]
+    if not present:
+        raise ValueError(f"the run recorded none of the series of the panels {', '.join(chosen)}")
+
+    height = 0.9 + _PANEL_HEIGHT_IN * len(present)
+    if figure is None:
+        fig = _new_figure(width, height)
+    else:
+        fig = figure
+        fig.clear()
+    axes = fig.subplots(len(present), 1, sharex=True, squeeze=False)[:, 0]
+    faults, actions = _fault_rows(result)
+    for i, (name, ax) in enumerate(zip(present, axes)):
+        drawers[name](ax)
+        ax.set_gid(f"panel:{name}")
+        _mark_faults(ax, t, faults, actions, label=(i == 0), annotate=(i == 0))
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend() is None:
+            _legend_outside(ax)
+    axes[-1].set_xlabel(t.label)
+    axes[-1].set_xlim(0, t.x(t.horizon_s))
+    scenario = result.scenario
+    fig.suptitle(title if title is not None else f"{scenario.name} (seed {result.seed})", fontsize="medium")
+    return fig
+
+
+def comparison(
+    results: Mapping[str, Result],
+    *,
+    populations: Iterable[str] | None = None,
+    title: str | None = None,
+    column_width: float = 4.2,
+) -> Figure:
+    """Several runs side by side, one column per run (``{name: result}``, in
+    the mapping's order): success ratio (%) and client p99 latency (ms) per
+    population, with each run's faults shaded and its detection / switch /
+    recovery lines. Rows share their y axis, so the columns compare at a
+    glance."""
+    if not isinstance(results, Mapping) or not results:
+        raise ValueError("results is a non-empty mapping {name: drsim.Result}")
+    for name, result in results.items():
+        if not isinstance(name, str):
+            raise TypeError(f"run names are str, got {name!r}")
+        _check_result(result, f"results[{name!r}]")
+    n = len(results)
+    fig = _new_figure(max(6.0, column_width * n + 1.5), 0.9 + 2 * _PANEL_HEIGHT_IN)
+    axes = fig.subplots(2, n, sharey="row", squeeze=False)
+    for col, (name, result) in enumerate(results.items()):
+        pops = _populations(result, populations)
+        t = _TimeAxis(result.outcome.end_t_s or result.horizon_s)
+        top, bottom = axes[0, col], axes[1, col]
+        _panel_success(top, result, t, pops)
+        for p in pops:
+            w = _wide(result, "client.latency_p99_s", ["population"], population=p)
+            if not w.empty:
+                bottom.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), lw=1.1, label=f"{p} p99",
+                            color=_population_color(pops, p))
+        bottom.set_ylabel("latency p99 (ms)")
+        faults, actions = _fault_rows(result)
+        for ax in (top, bottom):
+            _mark_faults(ax, t, faults, actions, label=(col == n - 1 and ax is top), annotate=ax is top)
+            ax.grid(True, alpha=0.3)
+            ax.set_xlim(0, t.x(t.horizon_s))
+            if col > 0:
+                ax.set_ylabel("")
+        top.set_title(name, fontsize="medium")
+        top.set_gid(f"run:{name}")
+        bottom.set_xlabel(t.label)
+    _legend_outside(axes[0, n - 1])
+    _legend_outside(axes[1, n - 1])
+    if title:
+        fig.suptitle(title, fontsize="medium")
+    return fig
+
+
+def _unit_of(column: str) -> tuple[str, float]:
+    """(axis unit, scale) guessed from a column's suffix."""
+    if column.endswith("_ms"):
+        return "ms", 1.0
+    if column.endswith("_s") or column.endswith("_seconds"):
+        return "s", 1.0
+    if column.endswith(("ratio", "_rate", "availability")):
+        return "%", 100.0
+    if column.endswith("errors"):
+        return "requests", 1.0
+    return "", 1.0
+
+
+def distribution(
+    frame: pd.DataFrame,
+    column: str | Sequence[str],
+    *,
+    by: str | None = None,
+    kind: str = "box",
+    title: str | None = None,
+) -> Figure:
+    """The spread of one or more figures over a sweep's runs: ``frame`` has
+    one row per run (e.g. :attr:`drsim.Comparison.runs`), ``column`` the
+    figure(s) (one panel each), ``by`` an optional column to group runs by
+    (e.g. ``"variant"``). ``kind`` is ``"box"`` (box and whiskers, every run
+    as a dot) or ``"cdf"`` (the empirical CDF per group). NaN values (e.g.
+    never recovered) are left out and counted in the group's label."""
+    import numpy as np
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame is a pandas DataFrame with one row per run, not {type(frame).__name__}")
+    columns = [column] if isinstance(column, str) else list(column)
+    if not columns:
+        raise ValueError("column is empty")
+    for c in columns + ([by] if by is not None else []):
+        if c not in frame.columns:
+            raise ValueError(f"no column {c!r} in the frame (columns: {', '.join(map(str, frame.columns))})")
+    if kind not in ("box", "cdf"):
+        raise ValueError(f"kind is 'box' or 'cdf', not {kind!r}")
+    groups: list[tuple[str, pd.DataFrame]] = (
+        [(str(k), g) for k, g in frame.groupby(by, sort=False)] if by is not None else [("all runs", frame)]
+    )
+    fig = _new_figure(max(6.0, 4.5 * len(columns)), 4.0)
+    axes = fig.subplots(1, len(columns), squeeze=False)[0]
+    for ax, c in zip(axes, columns):
+        unit, scale = _unit_of(c)
+        values = []
+        labels = []
+        for name, g in groups:
+            v = pd.to_numeric(g[c], errors="coerce").to_numpy(dtype=float)
+            missing = int(np.isnan(v).sum())
+            values.append(np.sort(v[~np.isnan(v)]) * scale)
+            labels.append(f"{name}" + (f"\n({missing} NaN)" if missing else ""))
+        if kind == "box":
+            ax.boxplot([v if len(v) else [np.nan] for v in values], labels=labels, showfliers=False)
+            for i, v in enumerate(values, start=1):
+                jitter = np.linspace(-0.12, 0.12, len(v)) if len(v) > 1 else np.zeros(len(v))
+                ax.plot(i + jitter, v, "o", ms=3, alpha=0.6, color="tab:blue")
+            ax.set_ylabel(f"{c} ({unit})" if unit else c)
+            if by is not None:
+                ax.set_xlabel(by)
+        else:
+            for v, label in zip(values, labels):
+                if len(v):
+                    ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label.replace("\n", " "))
+            ax.set_xlabel(f"{c} ({unit})" if unit else c)
+            ax.set_ylabel("fraction of runs")
+            ax.set_ylim(0, 1.02)
+        ax.set_title(c, fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    if kind == "cdf":
+        _legend_outside(axes[-1])  # the groups are the same in every panel
+    if title:
+        fig.suptitle(title, fontsize="medium")
+    return fig
+
+
+def comparison_summary(comparison: Any, *, figures: Iterable[str] | None = None, title: str | None = None) -> Figure:
+    """A :class:`drsim.Comparison` as one panel per figure: each variant's
+    mean with its confidence interval (error bar) and every seed's value (dots).
+    By default the per-fault RTO, detection, switch and error figures that
+    have a value in some run."""
+    import numpy as np
+
+    from drsim.compare import Comparison
+
+    if not isinstance(comparison, Comparison):
+        raise TypeError(f"expected a drsim.Comparison (from drsim.compare), not {type(comparison).__name__}")
+    runs = comparison.runs
+    available = [c for c in runs.columns if c not in ("variant", "seed")]
+    if figures is None:
+        wanted = ("rto_s", "detection_s", "traffic_switch_s", "errors", "switch_errors")
+        names = [c for c in available if c.rsplit(".", 1)[-1] in wanted and runs[c].notna().any()]
+        if not names:
+            names = [c for c in available if runs[c].notna().any()][:4]
+    else:
+        names = [figures] if isinstance(figures, str) else list(figures)
+        for n in names:
+            if n not in available:
+                raise ValueError(f"no figure {n!r} in this comparison (figures: {', '.join(available)})")
+    if not names:
+        raise ValueError("the comparison has no figure with a value to plot")
+    variants = list(dict.fromkeys(runs["variant"]))
+    cols = min(3, len(names))
+    rows = math.ceil(len(names) / cols)
+    fig = _new_figure(max(6.0, 4.2 * cols), 0.8 + 3.0 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, name in zip(axes, names):
+        unit, scale = _unit_of(name)
+        summary = comparison.table.xs(name, level="figure").reindex(variants)
+        x = np.arange(len(variants))
+        mean = summary["mean"].to_numpy(dtype=float) * scale
+        low = summary["ci_low"].to_numpy(dtype=float) * scale
+        high = summary["ci_high"].to_numpy(dtype=float) * scale
+        err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
+        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
+        for i, v in enumerate(variants):
+            values = runs.loc[runs["variant"] == v, name].to_numpy(dtype=float) * scale
+            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue")
+        ax.set_xticks(x, variants)
+        ax.set_xlim(-0.5, len(variants) - 0.5)
+        ax.set_title(name, fontsize="medium")
+        ax.set_ylabel(f"{name.rsplit('.', 1)[-1]} ({unit})" if unit else name.rsplit(".", 1)[-1])
+        ax.grid(True, axis="y", alpha=0.3)
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    # The key goes in the title rather than in a legend that could cover a point.
+    key = f"black: mean and {100 * comparison.confidence:g}% confidence interval; blue dots: one seed each"
+    heading = title if title is not None else (
+        f"{comparison.scenario.name}: {len(variants)} variants x {len(comparison.seeds)} seeds")
+    fig.suptitle(f"{heading}\n{key}", fontsize="medium")
+    return fig
