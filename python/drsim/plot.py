@@ -169,6 +169,15 @@ def _wide(result: Result, metric: str, by: Sequence[str], **labels: Any) -> pd.D
     return frame.assign(key=key).pivot_table(index="t_s", columns="key", values="value", aggfunc="sum").sort_index()
 
 
+def _latency(result: Result, metric: str, population: str) -> pd.DataFrame:
+    """A latency series on the population's full window grid: a window in
+    which nothing succeeded has no latency point, and NaN there breaks the
+    line instead of drawing a ramp across an outage."""
+    w = _wide(result, metric, ["population"], population=population)
+    grid = _wide(result, "client.succeeded", ["population"], population=population)
+    return w.reindex(grid.index.union(w.index)) if not w.empty and not grid.empty else w
+
+
 def _success_ratio(result: Result, population: str) -> pd.Series:
     """Per window: succeeded / (succeeded + failed), NaN where nothing finished."""
     succeeded = _wide(result, "client.succeeded", ["population"], population=population)
@@ -264,7 +273,7 @@ def _panel_latency(ax: Axes, result: Result, t: _TimeAxis, populations: list[str
     drew = False
     for p in populations:
         for metric, style in (("client.latency_p50_s", "-"), ("client.latency_p99_s", "--")):
-            w = _wide(result, metric, ["population"], population=p)
+            w = _latency(result, metric, p)
             if w.empty:
                 continue
             quantile = metric.split("_")[1]
@@ -462,7 +471,7 @@ def comparison(
         top, bottom = axes[0, col], axes[1, col]
         _panel_success(top, result, t, pops)
         for p in pops:
-            w = _wide(result, "client.latency_p99_s", ["population"], population=p)
+            w = _latency(result, "client.latency_p99_s", p)
             if not w.empty:
                 bottom.plot(t.x(w.index.to_numpy()), 1000.0 * w.iloc[:, 0].to_numpy(), lw=1.1, label=f"{p} p99",
                             color=_population_color(pops, p))
