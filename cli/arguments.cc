@@ -22,6 +22,10 @@ commands:
                   deployment policy places of the scale-out and which candidate
                   policies would place it all (split and headroom per zone)
   docs            print the scenario format reference (--format markdown|schema)
+  report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
+                  one self-contained HTML report (figures, verdicts, per-fault
+                  figures, KPIs, the resolved scenario) of a scenario file or a
+                  results folder, drawn by the drsim Python package
   --version       print the version
 
 options for run, validate, describe, check, recommend-policy:

@@ -12,6 +12,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/report_command.h"
 #include "io/scenario_error.h"
 
 namespace {
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   using namespace drsim::cli;
   static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
   std::vector<std::string> words(argv + 1, argv + argc);
+  // Its options are the Python command's: hand them over unparsed.
+  if (!words.empty() && words[0] == "report") return report_command(words);
   try {
     const Arguments args = parse_arguments(words);
     if (args.command == "version") {

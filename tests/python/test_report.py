@@ -120,6 +120,23 @@ def test_command_line(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
     assert proc.stderr == "" and (tmp_path / "m.html").is_file()
 
 
+def test_the_drsim_command_hands_over_to_python(tmp_path: pathlib.Path) -> None:
+    """`drsim report` (the C++ command line) runs `python3 -m drsim report`
+    with the build tree's package: the same report, the same exit codes."""
+    cli = pathlib.Path(os.environ.get("DRSIM_CLI", "build/cli/drsim"))
+    if not cli.is_file():
+        pytest.skip(f"no drsim binary at {cli} (set DRSIM_CLI)")
+    out = tmp_path / "from-cli.html"
+    proc = subprocess.run([str(cli), "report", str(TWO_CELL), str(out), "--until", "30s", "--title", "via drsim"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "<title>via drsim</title>" in out.read_text(encoding="utf-8")
+    missing = subprocess.run([str(cli), "report", str(tmp_path / "nope.yaml"), str(out)], capture_output=True,
+                             text=True, timeout=120)
+    assert missing.returncode == 2
+    assert "no such scenario file or results folder" in missing.stderr
+
+
 def _chromium(url: str, profile: pathlib.Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """Headless Chromium's DOM of ``url`` (stdout) and its log (stderr), with
     a profile of its own so that no other Chromium session is involved."""
