@@ -144,7 +144,9 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       f.detected_by = "operator: " + s.action + " " + s.step;
     }
   }
-  if (detected) f.detection = *detected - step.start;
+  // A planned switch-over is not a failure anyone detects (its own stages' commits would count): none.
+  if (detected && step.action != "routing:switch") f.detection = *detected - step.start;
+  if (step.action == "routing:switch") f.detected_by.clear();
 
   // Traffic switch, from the step's start (a planned switch-over: from its last stage).
   SimTime switch_origin = step.start;

@@ -20,8 +20,9 @@
 //   operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
-//   nothing in the span detects. Client-side failovers (a population's GSLB
-//   or geo routing) write no event and are not seen here.
+//   nothing in the span detects, and for a planned switch-over
+//   (routing:switch: nothing fails, its own stages' commits would count).
+//   A DNS cache expiring writes no event and is not seen here.
 // - Traffic switch: for zone:fail and region:fail, the failed zones' traffic
 //   is the sum of service.arrivals over the services in those zones (plus,
 //   for region:fail, the routing.requests a traffic scheduler counts towards
