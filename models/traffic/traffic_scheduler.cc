@@ -125,11 +125,18 @@ std::vector<double> TrafficScheduler::target_shares() const {
     }
   }
   if (healthy.empty()) return shares;  // fail open: every region keeps its planned share
+  // A healthy region drained on purpose (planned share 0: routing:weight 0, a full switch) takes nothing,
+  // unless every healthy region is drained.
+  std::vector<std::size_t> receivers;
+  for (std::size_t i : healthy) {
+    if (shares[i] > 0) receivers.push_back(i);
+  }
+  if (receivers.empty()) receivers = healthy;
   const std::vector<double> base = shares;
   for (std::size_t i = 0; i < regions_.size(); ++i) {
     if (!regions_[i].healthy) shares[i] = 0;
   }
-  spread(lost, healthy, base, shares);
+  spread(lost, receivers, base, shares);
   return shares;
 }
 

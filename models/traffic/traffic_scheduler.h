@@ -10,7 +10,9 @@
 //            here instead of taking the region out of the router itself.
 //            An unhealthy region's weight becomes 0 and its share is spread
 //            over the healthy regions by `spread` (even, capacity, weight;
-//            models/traffic/traffic_scheduler_config.h). Back to healthy,
+//            models/traffic/traffic_scheduler_config.h); a region drained on
+//            purpose (planned share 0) takes none of it unless all the
+//            healthy ones are drained. Back to healthy,
 //            the region gets its planned share again. With no healthy
 //            region, every region keeps its planned share (fail open).
 //   planned switch-over a routing:switch step moves `share` of a region's

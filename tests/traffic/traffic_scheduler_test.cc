@@ -198,5 +198,38 @@ TEST(TrafficScheduler, AFailoverDuringASwitchSpreadsWhatTheRegionStillHas) {
   f.sim.finish();
 }
 
+// reverse: true on its own: the switch-back of a full switch, from 100% moved back to none in the reverse
+// stages (50% at once, 10% after 1 min, none 2 min later).
+TEST(TrafficScheduler, AStandAloneSwitchBackStartsFromTheFullSwitch) {
+  Fixture f("even");
+  const RegionIndex north = f.region("north"), east = f.region("east");
+  f.sim.schedule_at(SimTime{10s}, [&] { f.scheduler->start_switch("back", north, {east}, {}, true); });
+  const double third = 1.0 / 3;
+  f.sim.run_until(SimTime{11s});
+  EXPECT_NEAR(f.weight("north"), third * 0.5, 1e-12);
+  f.sim.run_until(SimTime{71s});
+  EXPECT_NEAR(f.weight("north"), third * 0.9, 1e-12);
+  f.sim.run_until(SimTime{191s});
+  EXPECT_NEAR(f.weight("north"), third, 1e-12);
+  EXPECT_NEAR(f.weight("east"), third, 1e-12);
+  f.sim.finish();
+}
+
+// routing:weight under a scheduler edits the planned weight, and a failover keeps the edit: north drained
+// by hand (0:1:1), then south lost: everything to east.
+TEST(TrafficScheduler, APlannedWeightEditSurvivesAFailover) {
+  Fixture f("capacity");
+  f.sim.schedule_at(SimTime{5s}, [&] { f.scheduler->set_planned_weight(f.region("north"), 0); });
+  f.sim.run_until(SimTime{6s});
+  EXPECT_EQ(f.weight("north"), 0);
+  EXPECT_NEAR(f.weight("east"), 0.5, 1e-12);
+  f.sim.schedule_at(SimTime{10s}, [&] { f.domains.fail_region(f.region("south")); });
+  f.sim.run_until(SimTime{14s});
+  EXPECT_EQ(f.weight("north"), 0);
+  EXPECT_NEAR(f.weight("east"), 1.0, 1e-12);
+  EXPECT_EQ(f.weight("south"), 0);
+  f.sim.finish();
+}
+
 }  // namespace
 }  // namespace drsim
