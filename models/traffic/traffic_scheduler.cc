@@ -35,6 +35,10 @@ TrafficScheduler::TrafficScheduler(std::string label, TrafficSchedulerConfig con
                           problems.front().message);
   }
   for (RegionIndex r : router_.regions()) regions_.push_back(Region{.region = r, .configured = router_.weight(r)});
+  // The router applies shares from now on (the same split as the configured weights), before any DNS cache
+  // copies it.
+  submitted_ = planned_shares();
+  for (std::size_t i = 0; i < regions_.size(); ++i) router_.set_weight(regions_[i].region, submitted_[i]);
 }
 
 void TrafficScheduler::attach() {
@@ -45,9 +49,6 @@ void TrafficScheduler::attach() {
     regions_[i].weight = metrics_->gauge("routing.weight", labels, shares[i]);
     regions_[i].requests = metrics_->counter("routing.requests", labels);
   }
-  // The router applies shares from now on (the same split as the configured weights).
-  for (std::size_t i = 0; i < regions_.size(); ++i) router_.set_weight(regions_[i].region, shares[i]);
-  submitted_ = shares;
 }
 
 std::size_t TrafficScheduler::index_of(RegionIndex region) const {
