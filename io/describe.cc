@@ -22,6 +22,10 @@ template <class T>
 std::string text_of(const T& value) {
   if constexpr (Described<T>) {
     return "{" + fields_line(value) + "}";
+  } else if constexpr (IsVector<T>::value) {  // routing:switch's toRegions and steps
+    std::string items;
+    for (const auto& item : value) items += (items.empty() ? "" : ", ") + text_of(item);
+    return "[" + items + "]";
   } else {
     return ValueCodec<T>::format(value);
   }

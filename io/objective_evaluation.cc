@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/traffic/traffic_scheduler_config.h"
 #include "sim/json_scalars.h"
 
 namespace drsim {
@@ -89,7 +90,12 @@ std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget&
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
   return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy";
+         kind == "region-unhealthy" || kind == "scheduler-failover";
+}
+// A routing:switch whose last stage moves all of the region's share.
+bool switch_empties_region(const ActionConfig& a) {
+  const std::vector<RoutingSwitchStep> stages = a.steps.value_or(default_switch_steps());
+  return !stages.empty() && stages.back().share.value >= 1;
 }
 bool is_repair(std::string_view action) {
   return action == "zone:recover" || action == "region:recover" || action == "link:restore";
@@ -138,9 +144,12 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       f.detected_by = "operator: " + s.action + " " + s.step;
     }
   }
-  if (detected) f.detection = *detected - step.start;
+  // A planned switch-over is not a failure anyone detects (its own stages' commits would count): none.
+  if (detected && step.action != "routing:switch") f.detection = *detected - step.start;
+  if (step.action == "routing:switch") f.detected_by.clear();
 
-  // Traffic switch.
+  // Traffic switch, from the step's start (a planned switch-over: from its last stage).
+  SimTime switch_origin = step.start;
   const ActionConfig* action = find_action(spec, step.step);
   const SimTime step_end = step.end.value_or(end);
   if (action != nullptr && !action->target.database.empty()) {
@@ -160,7 +169,12 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
     const std::set<std::string> zones = failed_zones(spec, action->target);
     std::vector<double> arrivals(w.starts.size(), 0);
     for (const Recorder::Series& s : recorder.series_list()) {
-      if (s.metric != "service.arrivals" || !zones.contains(label_value(s.labels, "zone"))) continue;
+      // What reaches the failed zones' services, and what a traffic scheduler's clients still send to the
+      // failed region (a dead region's services count no arrival: its requests fail before).
+      const bool to_zones = s.metric == "service.arrivals" && zones.contains(label_value(s.labels, "zone"));
+      const bool to_region = s.metric == "routing.requests" && step.action == "region:fail" &&
+                             label_value(s.labels, "region") == action->target.region;
+      if (!to_zones && !to_region) continue;
       for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
         const SimTime t{Duration{s.t_ns[i]}};
         // Onto the client grid: the window holding t (a zero-length last window joins the one before).
@@ -176,13 +190,40 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       const SimTime switched = k < w.starts.size() ? std::max(step.start, w.starts[k]) : step.start;
       f.traffic_switch = switched - step.start;
     }
+  } else if (action != nullptr && step.action == "routing:switch" && !action->reverse.value_or(false) &&
+             !w.starts.empty() && switch_empties_region(*action)) {
+    // A planned switch-over that empties the region: from its last stage (the full switch) until the
+    // requests its population's traffic scheduler sends to the region stay at zero (up to the
+    // switch-back, or the span's end). A partial (gray) one has no such point: n/a.
+    f.switch_applies = true;
+    const std::vector<RoutingSwitchStep> stages = action->steps.value_or(default_switch_steps());
+    switch_origin = step.start + (stages.empty() ? Duration::zero() : stages.back().after);
+    std::vector<double> requests(w.starts.size(), 0);
+    for (const Recorder::Series& s : recorder.series_list()) {
+      if (s.metric != "routing.requests" || label_value(s.labels, "region") != action->target.region ||
+          label_value(s.labels, "population") != action->target.population) {
+        continue;
+      }
+      for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+        auto it = std::upper_bound(w.starts.begin(), w.starts.end(), SimTime{Duration{s.t_ns[i]}});
+        if (it == w.starts.begin()) continue;
+        requests[static_cast<std::size_t>(it - w.starts.begin() - 1)] += s.value[i];
+      }
+    }
+    const WindowSpan during = overlapping(w, step.start, std::min(step_end, span_end));
+    std::size_t k = during.last;
+    while (k > during.first && requests[k - 1] == 0) --k;
+    if (k < during.last) {
+      const SimTime switched = std::max(switch_origin, k < w.starts.size() ? w.starts[k] : switch_origin);
+      f.traffic_switch = switched - switch_origin;
+    }
   }
 
   // Errors during the switch.
   const ImpactFigures& figures = scope_figures(impact, w, o);
   WindowSpan period;
   if (f.traffic_switch) {
-    period = overlapping(w, step.start, step.start + *f.traffic_switch + counts.timeout);
+    period = overlapping(w, step.start, switch_origin + *f.traffic_switch + counts.timeout);
   } else {
     period = overlapping(w, step.start, step.end ? *step.end + counts.timeout : end + Duration{1});
   }

@@ -16,20 +16,31 @@
 //   noticed a failure: a database's "detected" (its health checks, or the
 //   operator's failover), a Kubernetes "node.not_ready", a routing rules
 //   store's "routing-change-applied", a GSLB health checker's
-//   "region-unhealthy", or an operator action of the timeline
+//   "region-unhealthy", a traffic scheduler's "scheduler-failover", or an
+//   operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
-//   nothing in the span detects. Client-side failovers (a population's GSLB
-//   or geo routing) write no event and are not seen here.
+//   nothing in the span detects, and for a planned switch-over
+//   (routing:switch: nothing fails, its own stages' commits would count).
+//   A DNS cache expiring writes no event and is not seen here.
 // - Traffic switch: for zone:fail and region:fail, the failed zones' traffic
-//   is the sum of service.arrivals over the services in those zones, per
-//   window of the client grid (none without clients: "n/a"). Switched = the
+//   is the sum of service.arrivals over the services in those zones (plus,
+//   for region:fail, the routing.requests a traffic scheduler counts towards
+//   the region: requests its clients still send there), per window of the
+//   client grid (none without clients: "n/a"). Switched = the
 //   start of the first window from which every window up to the step's end
 //   (the run's end if it has none) carries no arrival, or the step's start
 //   if that window began before it (0 for zones that never had traffic).
 //   Time = switched - start; none ("never") when the last window before the
 //   end still has arrivals. For a fault whose target names a database: the first "switched"
 //   event of that database in the span (its clients reach the new primary).
+//   For a routing:switch (a planned switch-over, which the fault report
+//   counts as a fault step): from its last stage (its start + the last
+//   stage's `after`) to the start of the first window from which the
+//   routing.requests its population's traffic scheduler counts towards the
+//   switched region stay at zero, up to the switch-back or the span's end
+//   ("never" if requests still go there); a reverse: true step, or one
+//   whose last stage moves less than 100% (a gray shift), has none ("n/a").
 //   Other faults (links, pods, populations): none ("n/a").
 // - Switch period: [start, switched + timeout), timeout the largest client
 //   timeout of the scope (a request sent just before the switch fails up to

@@ -25,6 +25,7 @@
 #include "models/traffic/health_checker.h"
 #include "models/traffic/routing_actions.h"
 #include "models/traffic/routing_rules_store.h"
+#include "models/traffic/traffic_scheduler.h"
 #include "sim/errors.h"
 #include "sim/simgrid/flow_network_component.h"
 
@@ -161,10 +162,18 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   register_service_actions(timeline, services);
   // Populations whose routing rules live in a consensus group: their stores, filled once the groups exist.
   auto rules_stores = std::make_shared<std::map<std::string, RoutingRulesStore*>>();
-  register_routing_actions(timeline, populations, domains.topology(), [rules_stores](const std::string& population) {
-    const auto it = rules_stores->find(population);
-    return it == rules_stores->end() ? nullptr : it->second;
-  });
+  // And their traffic schedulers (routing.scheduler), filled once the health checkers exist.
+  auto schedulers = std::make_shared<std::map<std::string, TrafficScheduler*>>();
+  register_routing_actions(
+      timeline, populations, domains.topology(),
+      [rules_stores](const std::string& population) {
+        const auto it = rules_stores->find(population);
+        return it == rules_stores->end() ? nullptr : it->second;
+      },
+      [schedulers](const std::string& population) {
+        const auto it = schedulers->find(population);
+        return it == schedulers->end() ? nullptr : it->second;
+      });
   build_flow_transfers(spec, *sim, flows, domains.topology(), timeline);
   std::vector<Database*> databases;
   for (const DatabaseConfig& config : spec.topology.config.databases) {
@@ -204,10 +213,23 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     const ClientPopulationConfig& config = spec.load[i];
     if (!config.routing) continue;
     GeoRouter& router = *populations[i]->router();
+    const auto store = rules_stores->find(config.name);
+    RoutingRulesStore* rules = store == rules_stores->end() ? nullptr : store->second;
+    HealthChecker* checker = nullptr;
     if (config.routing->health_check) {
-      const auto store = rules_stores->find(config.name);
-      sim->add<HealthChecker>(config.name, *config.routing->health_check, *find_service(config.service), domains,
-                              router, store == rules_stores->end() ? nullptr : store->second, spec.metrics_window);
+      const std::string& probed =
+          config.routing->health_check->service.empty() ? config.service : config.routing->health_check->service;
+      checker = &sim->add<HealthChecker>(config.name, *config.routing->health_check, *find_service(probed), domains,
+                                         router, rules, spec.metrics_window);
+    }
+    // A traffic scheduler takes the health checker's decisions and owns the weights.
+    if (config.routing->scheduler && checker != nullptr) {
+      TrafficScheduler& scheduler = sim->add<TrafficScheduler>(config.name, *config.routing->scheduler, router,
+                                                               *find_service(config.service), domains, rules,
+                                                               spec.metrics_window);
+      checker->hand_decisions_to([&scheduler](RegionIndex r, bool healthy) { scheduler.region_health(r, healthy); });
+      populations[i]->on_routed([&scheduler](RegionIndex r) { scheduler.routed(r); });
+      (*schedulers)[config.name] = &scheduler;
     }
     if (config.routing->dns) {
       populations[i]->use_dns(&sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window));

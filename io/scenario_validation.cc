@@ -303,6 +303,63 @@ void check_routed_region(const ScenarioSpec& spec, const ActionConfig& a, const 
   }
 }
 
+// routing:switch moves shares between regions the population is routed to,
+// through its traffic scheduler, in stages that go forward in time and share.
+void check_routing_switch(const ScenarioSpec& spec, const ActionConfig& a, const std::string& path,
+                          const SourceMap& where, std::vector<Diagnostic>& out) {
+  const ClientPopulationConfig* population = nullptr;
+  for (const ClientPopulationConfig& c : spec.load) {
+    if (c.name == a.target.population) population = &c;
+  }
+  if (population == nullptr || !population->routing) return;  // reported already
+  if (!population->routing->scheduler) {
+    out.push_back(where.at(path + ".target.population",
+                           "population " + quote(population->name) +
+                               " has no traffic scheduler to switch with (add spec.load[].routing.scheduler)"));
+  }
+  std::vector<std::string> candidates;
+  for (const RegionWeightConfig& r : population->routing->regions) candidates.push_back(r.region);
+  if (candidates.empty()) candidates = serving_regions(spec, population->service);
+  const std::vector<std::string>& to = a.to_regions.value_or(std::vector<std::string>{});
+  if (a.to_regions && to.empty()) {
+    out.push_back(where.at(path + ".toRegions", "expected at least one region to move the share to"));
+  }
+  for (std::size_t j = 0; j < to.size(); ++j) {
+    const std::string at = indexed(path + ".toRegions", j);
+    if (to[j] == a.target.region) {
+      out.push_back(where.at(at, "expected a region other than the one switched from, got " + quote(to[j])));
+    } else if (std::find(candidates.begin(), candidates.end(), to[j]) == candidates.end()) {
+      out.push_back(where.at(at, "population " + quote(population->name) + " is not routed to region " +
+                                     quote(to[j])));
+    } else if (std::find(to.begin(), to.begin() + static_cast<std::ptrdiff_t>(j), to[j]) !=
+               to.begin() + static_cast<std::ptrdiff_t>(j)) {
+      out.push_back(where.at(at, "expected each region once, got " + quote(to[j]) + " again"));
+    }
+  }
+  if (!a.steps) return;
+  const std::vector<RoutingSwitchStep>& steps = *a.steps;
+  if (steps.empty()) {
+    out.push_back(where.at(path + ".steps", "expected at least one stage (or leave steps out for the default)"));
+    return;
+  }
+  for (std::size_t k = 1; k < steps.size(); ++k) {
+    const std::string at = indexed(path + ".steps", k);
+    if (steps[k].after < steps[k - 1].after) {
+      out.push_back(where.at(at + ".after", "expected stages in time order, got " +
+                                                quote(format_duration(steps[k].after)) + " after " +
+                                                quote(format_duration(steps[k - 1].after))));
+    }
+    if (steps[k].share <= steps[k - 1].share) {
+      out.push_back(where.at(at + ".share", "expected each stage to move a larger share than the one before"));
+    }
+  }
+  if (a.duration && *a.duration <= steps.back().after) {
+    out.push_back(where.at(path + ".duration", "expected a duration longer than the last stage's after (" +
+                                                   format_duration(steps.back().after) +
+                                                   "): the switch-back starts when it ends"));
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const SourceMap& where) {
@@ -390,6 +447,10 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     if (population.routing && !population.routing->rules_store.empty())
       groups.check_reference(population.routing->rules_store, p + ".routing.rulesStore", out);
     // GSLB health checkers sit in topology zones.
+    if (population.routing && population.routing->health_check &&
+        !population.routing->health_check->service.empty()) {
+      services.check_reference(population.routing->health_check->service, p + ".routing.healthCheck.service", out);
+    }
     if (population.routing && population.routing->health_check) {
       const std::vector<std::string>& checkers = population.routing->health_check->checkers;
       for (std::size_t j = 0; j < checkers.size(); ++j)
@@ -503,6 +564,7 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
       if (info->target.contains(TargetField::kPopulation) && regions.contains(a.target.region)) {
         check_routed_region(spec, a, p, where, out);
       }
+      if (a.action == "routing:switch") check_routing_switch(spec, a, p, where, out);
     } else {
       out.push_back(where.at(p + ".action", unknown_name_message("action", a.action, known, "known actions")));
     }

@@ -130,6 +130,11 @@ void Database::attach() {
 
 void Database::start() {
   on_change();
+  if (config_.ship_interval) {
+    const auto offset = Duration{
+        static_cast<Duration::rep>(rng().uniform() * static_cast<double>(config_.ship_interval->count()))};
+    schedule_after(offset, "database.ship_batch", [this] { ship_batch(); });
+  }
   if (config_.write_rate.per_second > 0) builtin_write();
 }
 
@@ -242,7 +247,7 @@ Database::WriteStatus Database::write(std::int64_t bytes, CommitCallback done) {
   log_.push_back(Entry{now(), bytes, false});
   for (std::size_t m = 0; m < members_.size(); ++m) {
     if (m == primary_) continue;
-    if (members_[m].connected) ship(m, head_, bytes);
+    if (members_[m].connected && !config_.ship_interval) ship(m, head_, bytes);
     update_lag(m);
   }
   const bool waits = (mode_ == ReplicationMode::kSync) || (mode_ == ReplicationMode::kSemiSync && semi_sync_active_);
@@ -294,7 +299,23 @@ void Database::ship(std::size_t m, std::uint64_t to_seq, std::int64_t bytes) {
         schedule_at(std::max(t, now()) + apply, "database.apply",
                     [this, m, epoch, to_seq] { applied(m, epoch, to_seq); });
       });
-  if (!sent) disconnect(m);
+  if (!sent) {
+    disconnect(m);
+    return;
+  }
+  mem.shipped = to_seq;
+}
+
+void Database::ship_batch() {
+  schedule_after(*config_.ship_interval, "database.ship_batch", [this] { ship_batch(); });
+  if (!serving()) return;  // a dead primary ships nothing
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    Member& mem = members_[m];
+    if (m == primary_ || !mem.connected || mem.shipped >= head_) continue;
+    std::int64_t bytes = 0;
+    for (std::uint64_t s = std::max({mem.shipped, mem.applied, base_ - 1}) + 1; s <= head_; ++s) bytes += entry(s).bytes;
+    ship(m, head_, bytes);
+  }
 }
 
 void Database::applied(std::size_t m, std::uint64_t epoch, std::uint64_t seq) {
@@ -398,6 +419,7 @@ void Database::connect(std::size_t m) {
   Member& mem = members_[m];
   mem.connected = true;
   ++mem.epoch;
+  mem.shipped = mem.applied;
   transport_->reset(m);
   // It acknowledges its position at once (the replica's handshake).
   mem.acked = mem.applied;
@@ -593,6 +615,7 @@ void Database::promote(std::size_t c) {
       m.applied_commit = cand.applied_commit;
     }
     m.acked = m.applied;
+    m.shipped = m.applied;
     m.connected = false;
     ++m.epoch;
   }

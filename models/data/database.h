@@ -11,7 +11,9 @@
 //   replication   every write ships to every connected replica through a
 //                 ReplicationTransport (FIFO drained at the stream's
 //                 bandwidth, then the one-way latency); the replica applies
-//                 it applyTime later and acknowledges (ack: one-way back). A
+//                 it applyTime later and acknowledges (ack: one-way back).
+//                 With shipInterval (async) the writes leave in one batch
+//                 per interval instead, so a replica lags by up to it. A
 //                 replica that cannot be reached (zone down, link cut) loses
 //                 what was in flight and catches up in one batch on return
 //   failure       the primary is down (its zone, or database:kill) or the
@@ -160,6 +162,7 @@ class Database : public Component {
     bool connected = false;   // the primary streams to it
     std::uint64_t epoch = 0;  // bumped when its stream restarts: stale deliveries are dropped
     std::uint64_t applied = 0;
+    std::uint64_t shipped = 0;  // the last write sent to it (shipInterval batches)
     SimTime applied_commit{};
     std::uint64_t acked = 0;  // what the primary knows it has
     std::uint64_t incarnation = 0;
@@ -186,6 +189,7 @@ class Database : public Component {
   void disconnect(std::size_t m);
   void connect(std::size_t m);
   void ship(std::size_t m, std::uint64_t to_seq, std::int64_t bytes);
+  void ship_batch();
   void applied(std::size_t m, std::uint64_t epoch, std::uint64_t seq);
   void acked(std::size_t m, std::uint64_t epoch, std::uint64_t seq);
   void advance_commits();

@@ -18,6 +18,10 @@ std::vector<ConfigProblem> DatabaseConfig::validate() const {
   if (replication != "async" && replication != "semi-sync" && replication != "sync") {
     out.push_back({"replication", "expected async, semi-sync or sync, got \"" + replication + "\""});
   }
+  if (ship_interval && replication != "async") {
+    out.push_back({"shipInterval", "expected only with async replication (a commit waits for no batch), got " +
+                                       replication});
+  }
   if (failover != "automatic" && failover != "manual") {
     out.push_back({"failover", "expected automatic or manual, got \"" + failover + "\""});
   }

@@ -68,6 +68,9 @@ struct DatabaseConfig {
   // route between the two zones (unlimited within a region) times linkShare.
   std::optional<Bandwidth> replication_bandwidth;
   Ratio link_share{1.0};
+  // async: batches every shipInterval instead of one write at a time (log
+  // shipping, Kafka MirrorMaker's poll and flush cycle). Absent: per write.
+  std::optional<Duration> ship_interval;
 
   // The built-in writer (tests, or a database no service drives): writes of
   // writeSize at writeRate, evenly spaced. 0: only write() commits.
@@ -117,6 +120,11 @@ struct DatabaseConfig {
               "Capacity of each replication stream; absent: the route's narrowest link times linkShare.", kPositive),
         field("linkShare", &DatabaseConfig::link_share, "The share of a link's bandwidth one replication stream gets.",
               kPositive | kAtMostOne),
+        field("shipInterval", &DatabaseConfig::ship_interval,
+              "async: the primary ships the writes to each replica in batches every shipInterval (log shipping, "
+              "Kafka MirrorMaker's poll and flush cycle), the first at an offset drawn uniformly in the interval; "
+              "a replica lags by up to the interval (absent: every write ships as it commits).",
+              kPositive),
         field("writeRate", &DatabaseConfig::write_rate, "Built-in writer: writes per second (0: none).", kNonNegative),
         field("writeSize", &DatabaseConfig::write_size, "Bytes replicated per write.", kPositive),
         field("maxConnections", &DatabaseConfig::max_connections,

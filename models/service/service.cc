@@ -161,6 +161,7 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
 
 void Service::attach() {
   metrics_.emplace(recorder(), WindowedMetricsConfig{.window = metrics_window_});
+  region_crossings_ = metrics_->counter("service.region_crossings", {{"service", config_.name}});
   for (Zone& z : zones_) {
     const Labels labels{{"service", config_.name}, {"zone", z.name}};
     z.arrivals = metrics_->counter("service.arrivals", labels);
@@ -469,8 +470,24 @@ std::optional<Duration> Service::network_delay(std::uint32_t caller_zone, std::s
 // request then crosses the network to the chosen zone.
 std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> caller_zone,
                                             std::optional<RegionIndex> region, std::optional<ZoneIndex> preferred_zone) {
-  const auto z = pick_zone(preferred_zone ? preferred_zone : caller_zone, region);
+  // A coloured request (preferred_zone) is served as if it came from that zone.
+  const std::optional<ZoneIndex> home = preferred_zone ? preferred_zone : caller_zone;
+  std::optional<RegionIndex> caller_region;
+  if (home && domains_ != nullptr && *home < domains_->topology().zone_count()) {
+    caller_region = domains_->topology().region_of(*home);
+  }
+  // Region affinity: stay in the caller's region while one of its zones has an idle worker.
+  if (config_.region_affinity && caller_region && !region) {
+    const bool idle_here = std::any_of(zones_.begin(), zones_.end(), [&](const Zone& zone) {
+      return zone.region == caller_region && zone.routable_pods * zone.cut_ratio > 0 && zone.idle_routable_workers > 0;
+    });
+    if (idle_here) region = caller_region;
+  }
+  const auto z = pick_zone(home, region);
   if (!z) return ServeOutcome::kNoTarget;
+  if (caller_region && zones_[*z].region && *zones_[*z].region != *caller_region && attached()) {
+    metrics_->add(region_crossings_, now());
+  }
   job.caller_zone = caller_zone ? static_cast<std::uint32_t>(*caller_zone) : kNoCallerZone;
   auto delay = network_delay(job.caller_zone, *z, true);
   // Connection set-up: each round trip samples both ways, so jitter and loss

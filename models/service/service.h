@@ -10,6 +10,9 @@
 // Recorded per window, labelled service and zone: service.arrivals,
 // service.waited (arrivals that found every worker busy), service.rejected,
 // service.completed, service.response_{p50,p90,p99,mean}_s (queue + service),
+// service.region_crossings (label service only: requests and calls that came
+// from a caller zone in another region; with regionAffinity a caller's own
+// region serves it while a zone there has an idle worker),
 // zone.utilization (busy workers / workers of up pods),
 // service.queue_length and service.pods (pods taking new work),
 // service.cpu_cores (cores used by the zone's pods, see CpuConfig) and
@@ -333,6 +336,7 @@ class Service : public Component, public JobOwner, public QueryClient {
 
   ServiceConfig config_;
   FailureDomains* domains_;
+  CounterId region_crossings_;
   ServiceTimeDistribution service_time_;
   std::vector<Zone> zones_;
   // This service's zone in each topology zone (validation allows one at

@@ -114,6 +114,7 @@ struct ServiceConfig {
   ServiceTimeConfig service_time;
   std::string balancing = "round-robin";  // round-robin | least-outstanding | random
   bool zone_affinity = false;
+  bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
   std::vector<CallConfig> calls;
   CpuConfig cpu;
@@ -138,6 +139,10 @@ struct ServiceConfig {
               "iptables mode)."),
         field("zoneAffinity", &ServiceConfig::zone_affinity,
               "Serve a caller in its own zone while that zone has an idle worker; spill over otherwise."),
+        field("regionAffinity", &ServiceConfig::region_affinity,
+              "Serve a caller from its own region while a zone there has an idle worker; spill over to the other "
+              "regions otherwise. On the services of a call chain it keeps a request's later hops in the region it "
+              "entered (unit-based call-chain affinity)."),
         field("zoneFailure", &ServiceConfig::zone_failure,
               "What callers see when a pod's zone fails: blackhole (no answer, they time out) or refuse "
               "(connections reset at once)."),

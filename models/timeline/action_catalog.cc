@@ -38,6 +38,12 @@ constexpr std::array kCatalog{
                    "An operator edits the population's geo routing (a DNS weighted record): the region's weight "
                    "becomes `weight` (0 drains it while another region has weight). With a duration, the "
                    "weight it had is restored after it."},
+    ActionSpecInfo{"routing:switch", kPopulation | kRegion, {"toRegions", "steps", "reverse"}, {"toRegions"}, false,
+                   true,
+                   "A planned switch-over by the population's traffic scheduler (routing.scheduler): the region's "
+                   "share moves to `toRegions` in stages (`steps`; default 10% at once, 50% after 2m, 100% after "
+                   "3m), each through the routing rules store. With a duration (or reverse: true), the switch-back "
+                   "runs the stages in reverse order."},
     ActionSpecInfo{"hpa:compensate", kService | kZone, {}, {}, false, true,
                    "HPA compensation for a failed zone: the service's HPA computes its desired replicas from the "
                    "other zones' pods only, and keeps the zone's replicas on top. With a duration (or undone), it "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/kube/zone_split.h"
+#include "models/traffic/traffic_scheduler_config.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"
@@ -58,6 +59,9 @@ struct ActionConfig {
   std::optional<DeploymentPolicyConfig> policy;
   std::optional<std::string> to;
   std::optional<ByteSize> size;
+  std::optional<std::vector<std::string>> to_regions;
+  std::optional<std::vector<RoutingSwitchStep>> steps;
+  std::optional<bool> reverse;
 
   static constexpr std::string_view kTypeName = "Action";
   static constexpr auto fields() {
@@ -93,6 +97,14 @@ struct ActionConfig {
         field("policy", &ActionConfig::policy, "deployment:policy: the deployment's new zone policy."),
         field("to", &ActionConfig::to, "flow:transfer: the zone the bytes are copied to."),
         field("size", &ActionConfig::size, "flow:transfer: how many bytes are copied.", kPositive),
+        field("toRegions", &ActionConfig::to_regions,
+              "routing:switch: the regions that take the moved share (spread by the scheduler's spread rule)."),
+        field("steps", &ActionConfig::steps,
+              "routing:switch: the stages, {after, share} with both ascending (default: 10% at once, 50% after "
+              "2m, 100% after 3m: the runbook's T-5, T-3, T-2 min)."),
+        field("reverse", &ActionConfig::reverse,
+              "routing:switch: run the switch-back instead (the stages in reverse order, from the full switch "
+              "back to none), as the undo of a duration does."),
     };
   }
 };

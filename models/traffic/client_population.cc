@@ -137,6 +137,7 @@ void ClientPopulation::arrive() {
   if (config_.timeout) {
     slot.timeout = schedule_after(*config_.timeout, "clients.timeout", [this, index] {
       slots_[index].timeout = EventId{};
+      if (dns_ != nullptr) dns_->attempt_failed(slots_[index].dns_client);  // the client gave up: it re-resolves
       fail(index, Cause::kTimeout);
     });
   }
@@ -161,11 +162,17 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   }
   std::optional<RegionIndex> region;
   if (router_) {
-    region = dns_ == nullptr ? router_->pick(rng()) : dns_->answer(rng()).pick(rng());
+    if (dns_ == nullptr) {
+      region = router_->pick(rng());
+    } else {
+      slot.dns_client = static_cast<std::uint32_t>(dns_->pick_client(rng()));
+      region = dns_->client_answer(slot.dns_client).pick(rng());
+    }
     if (!region) {
       on_served(token, ServeOutcome::kNoTarget);
       return;
     }
+    if (routed_) routed_(*region);
   }
   Job job{this, token, now()};
   job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
@@ -174,6 +181,7 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
 
 void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failure) {
   Slot& slot = slots_[index];
+  if (dns_ != nullptr) dns_->attempt_failed(slot.dns_client);
   const SimTime t = now();
   if (slot.attempt >= retry_.attempts() || !retry_.retries(failure)) {
     fail(index, failure);

@@ -15,6 +15,7 @@
 // and run latency quantiles.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,7 +91,9 @@ class ClientPopulation : public Component, public JobOwner {
   // For operator actions (routing:weight) and, later, health checks.
   GeoRouter* router() { return router_ ? &*router_ : nullptr; }
   // With routing.dns: requests route by a client's cached answer instead of the live router.
-  void use_dns(const DnsCaches* dns) { dns_ = dns; }
+  void use_dns(DnsCaches* dns) { dns_ = dns; }
+  // Told the region of every routed attempt (a traffic scheduler counts them per region).
+  void on_routed(std::function<void(RegionIndex)> listener) { routed_ = std::move(listener); }
   // Also record client.latency_p99_window_s: the p99 of the trailing `length`
   // (a whole number of metrics windows), for a latency objective over a
   // window. Before the run starts.
@@ -122,6 +125,7 @@ class ClientPopulation : public Component, public JobOwner {
     bool in_flight = false;
     bool attempt_outstanding = false;  // false while backing off
     std::uint32_t attempt = 0;         // 1 for the first
+    std::uint32_t dns_client = 0;      // with routing.dns: the client the attempt came from
     SimTime started{};
     EventId timeout;        // the whole request
     EventId attempt_timer;  // the attempt's timeout, or the backoff wait
@@ -141,7 +145,8 @@ class ClientPopulation : public Component, public JobOwner {
   std::optional<ZoneIndex> zone_;
   std::optional<ZoneIndex> affinity_zone_;
   std::optional<GeoRouter> router_;
-  const DnsCaches* dns_ = nullptr;
+  DnsCaches* dns_ = nullptr;
+  std::function<void(RegionIndex)> routed_;
   RetryPolicy retry_;
   std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;

@@ -26,6 +26,7 @@ struct DnsCacheConfig {
   Duration client_cache_ttl = std::chrono::seconds(30);
   std::uint32_t clients = 100;
   std::uint32_t resolvers = 1;
+  bool refresh_on_failure = false;
 
   static constexpr std::string_view kTypeName = "DnsCache";
   static constexpr auto fields() {
@@ -45,6 +46,10 @@ struct DnsCacheConfig {
               "Recursive resolvers the clients use (client i uses resolver i mod resolvers), each with its own "
               "expiry.",
               kPositive),
+        field("refreshOnFailure", &DnsCacheConfig::refresh_on_failure,
+              "A client whose attempt failed drops its cached answer and takes its resolver's current one at once "
+              "(HTTPDNS SDKs and clients with a failure-triggered re-resolve do this; the JVM does not). The "
+              "resolver's own cache still holds its answer until recordTtl."),
     };
   }
 

@@ -55,6 +55,11 @@ void DnsCaches::refresh_client(std::size_t c) {
   clients_[c].answer = resolvers_[c % resolvers_.size()].answer;
 }
 
+void DnsCaches::attempt_failed(std::size_t client) {
+  if (!config_.refresh_on_failure || client >= clients_.size()) return;
+  clients_[client].answer = resolvers_[client % resolvers_.size()].answer;
+}
+
 void DnsCaches::record_staleness() {
   schedule_after(metrics_window_, "dns.staleness", [this] { record_staleness(); });
   const std::vector<RegionIndex> regions = live_.regions();

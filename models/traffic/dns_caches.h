@@ -8,7 +8,8 @@
 // and recordTtl + clientCacheTtl later, and the population's traffic moves
 // gradually over that span (with one resolver: at once for the resolver,
 // then linearly over clientCacheTtl). A resolver here refreshes at expiry,
-// as one answering steady traffic does.
+// as one answering steady traffic does. With refreshOnFailure a client whose
+// attempt failed takes its resolver's answer at once.
 //
 // Events per second: resolvers / recordTtl + clients / clientCacheTtl, and
 // one per metrics window; nothing per request beyond choosing the client.
@@ -36,6 +37,10 @@ class DnsCaches : public Component {
   const GeoRouter& answer(RngStream& rng) const {
     return *clients_[static_cast<std::size_t>(rng.below(clients_.size()))].answer;
   }
+  // The client a request comes from, drawn at random (as answer() draws it).
+  std::size_t pick_client(RngStream& rng) const { return static_cast<std::size_t>(rng.below(clients_.size())); }
+  // An attempt of that client failed: with refreshOnFailure it re-resolves now.
+  void attempt_failed(std::size_t client);
   std::size_t clients() const { return clients_.size(); }
   const GeoRouter& client_answer(std::size_t client) const { return *clients_[client].answer; }
   // When resolver r's cache first expires.

@@ -16,6 +16,16 @@ std::vector<ConfigProblem> GeoRoutingConfig::validate() const {
   };
   if (health_check) nest("healthCheck", health_check->validate());
   if (dns) nest("dns", dns->validate());
+  if (scheduler) {
+    nest("scheduler", scheduler->validate());
+    if (policy != "weighted") {
+      problems.push_back({"scheduler", "expected policy weighted with a scheduler (it sets weights), got policy \"" +
+                                           policy + "\""});
+    }
+    if (!health_check) {
+      problems.push_back({"scheduler", "expected a healthCheck with a scheduler (its probes detect the regions)"});
+    }
+  }
   for (std::size_t i = 0; i < regions.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (regions[j].region == regions[i].region) {

@@ -31,6 +31,7 @@
 #include "models/topology/topology.h"
 #include "models/traffic/dns_cache_config.h"
 #include "models/traffic/health_check_config.h"
+#include "models/traffic/traffic_scheduler_config.h"
 #include "sim/fields.h"
 #include "sim/rng.h"
 #include "sim/time.h"
@@ -62,6 +63,7 @@ struct GeoRoutingConfig {
   Duration rules_retry_interval = std::chrono::seconds(1);
   std::optional<HealthCheckConfig> health_check;
   std::optional<DnsCacheConfig> dns;
+  std::optional<TrafficSchedulerConfig> scheduler;
 
   static constexpr std::string_view kTypeName = "GeoRouting";
   static constexpr auto fields() {
@@ -85,6 +87,10 @@ struct GeoRoutingConfig {
         field("dns", &GeoRoutingConfig::dns,
               "DNS caching between the routing decision and the clients: record TTL, resolvers, client caches "
               "(absent: every request sees the current routing at once)."),
+        field("scheduler", &GeoRoutingConfig::scheduler,
+              "A global traffic scheduler owns the weights (policy weighted, with a healthCheck): an unhealthy "
+              "region's weight becomes 0 and its share is spread over the healthy ones; routing:switch steps "
+              "move shares in stages (absent: an unhealthy region is only made unavailable)."),
     };
   }
 

@@ -31,6 +31,7 @@ struct HealthCheckConfig {
   std::vector<std::string> checkers;
   Ratio healthy_quorum{0.18};
   std::uint32_t handshake_round_trips = 1;
+  std::string service;  // empty: the population's entry service
 
   static constexpr std::string_view kTypeName = "HealthCheck";
   static constexpr auto fields() {
@@ -57,6 +58,9 @@ struct HealthCheckConfig {
               "(Route 53: 18%)."),
         field("handshakeRoundTrips", &HealthCheckConfig::handshake_round_trips,
               "Round trips before each probe's request: 1 for HTTP (TCP connect), 3 for HTTPS with TLS 1.2."),
+        field("service", &HealthCheckConfig::service,
+              "The service the probes go to, in each region: a shallow health endpoint that answers without "
+              "calling its dependencies (default: the population's entry service, whose calls then decide too)."),
     };
   }
 

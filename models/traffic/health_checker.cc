@@ -166,6 +166,10 @@ void HealthChecker::evaluate(std::size_t r) {
             domains_.topology().region_name(region.region) + ": " + std::to_string(healthy_count) + " of " +
                 std::to_string(reporting) + " checkers healthy, " + seconds(now() - last_topology_change_) +
                 " after the last topology change");
+  if (listener_) {
+    listener_(region.region, healthy);
+    return;
+  }
   apply_availability();
 }
 

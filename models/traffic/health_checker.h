@@ -20,7 +20,9 @@
 //   routing  a change of health sets the region's availability in the router
 //            through apply_routing_change, so a rules store without quorum
 //            freezes it. When every region is unhealthy all are made
-//            available again (Route 53 answers as if all records were healthy)
+//            available again (Route 53 answers as if all records were healthy).
+//            With a traffic scheduler (models/traffic/traffic_scheduler.h) the
+//            decisions go to it instead, and it sets the weights
 //
 // Recorded per window (labels population, region): health.checks (probes
 // sent), health.checks_failed, health.healthy_checkers (gauge: reporting
@@ -28,6 +30,7 @@
 // health.changes. Events: region-unhealthy, region-healthy, with the time
 // since the last change of the topology (the fault, in a drill).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +54,9 @@ class HealthChecker : public Component, public JobOwner {
                 GeoRouter& router, RoutingRulesStore* store, Duration metrics_window = std::chrono::seconds(1));
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
+  // A traffic scheduler takes the health decisions: the checker no longer changes the router itself.
+  using HealthListener = std::function<void(RegionIndex region, bool healthy)>;
+  void hand_decisions_to(HealthListener listener) { listener_ = std::move(listener); }
 
   // The endpoint's health as the quorum last decided it (before any rules store delay).
   bool healthy(RegionIndex region) const;
@@ -101,6 +107,7 @@ class HealthChecker : public Component, public JobOwner {
   FailureDomains& domains_;
   GeoRouter& router_;
   RoutingRulesStore* store_;
+  HealthListener listener_;
   Duration metrics_window_;
   std::vector<Checker> checkers_;
   std::vector<Region> regions_;

@@ -251,5 +251,38 @@ TEST(Database, ConfigValidation) {
   EXPECT_EQ(c.validate()[0].field, "syncAcks");
 }
 
+// shipInterval: async writes leave in one batch every 4 s (log shipping, MirrorMaker's cycle). Between
+// batches the replica falls behind by up to the interval; a batch brings it to the write before it, one
+// way + apply + the batch's transmission later. So the lag is a sawtooth whose peaks reach 4 s + that delay
+// and never more, and a loss costs what was written since the last batch that arrived: at most that much.
+TEST(Database, BatchedShippingLagsByUpToTheIntervalAndLosesAtMostThat) {
+  Simulation sim(SimulationOptions{.seed = 12});
+  auto& domains = sim.add<FailureDomains>("topology", Topology(two_regions()));
+  DatabaseConfig c = db({{"b1", 1ms}}, 1000);
+  c.ship_interval = 4s;
+  c.failure_threshold = 1;
+  auto& d = sim.add<Database>(c, domains);
+  const SimTime fail_at{30s + 2500ms};
+  sim.schedule_at(fail_at, [&] { domains.fail_zone(0); });
+  sim.initialize();
+  // A batch of 4,000 writes of 1 KiB is 32.8 Mbit: 3.3 ms at 10 Gbit/s.
+  const Duration delay = one_way(domains, "a1", "b1") + 1ms + transmit(4000 * 1024, 10e9);
+  Duration peak{};
+  for (SimTime t{5s}; t < SimTime{30s}; t += 10ms) {
+    sim.run_until(t);
+    peak = std::max(peak, d.lag(1).seconds);
+  }
+  EXPECT_GT(peak, 4s - 20ms);
+  EXPECT_LE(peak, 4s + delay);
+  sim.run_until(SimTime{60s});
+  sim.finish();
+  ASSERT_EQ(d.failovers().size(), 1u);
+  const auto& f = d.failovers()[0];
+  EXPECT_GT(f.rpo, 0s);
+  EXPECT_LE(f.rpo, 4s + delay);
+  // One write a millisecond: the count follows the span.
+  EXPECT_NEAR(static_cast<double>(f.rpo_writes), to_seconds(f.rpo) * 1000, 1.5);
+}
+
 }  // namespace
 }  // namespace drsim

@@ -93,9 +93,9 @@ const BadCase kBadCases[] = {
      "tests/data/scenarios/bad/unknown_action.yaml:21:15: spec.timeline[0].action: unknown action "
      "\"zone:explode\" (known actions: zone:fail, zone:recover, region:fail, region:recover, link:cut, "
      "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
-     "hpa:compensate, "
+     "routing:switch, hpa:compensate, "
      "deployment:compensate, deployment:policy, deployment:restart, deployment:scale, database:kill, "
-     "database:failover, flow:transfer)"},
+     "database:failover, ... 1 more)"},
     // Network fidelity: a bulk copy needs it, and a route.
     {"transfer_without_flows",
      "tests/data/scenarios/bad/transfer_without_flows.yaml:18:30: spec.timeline[0].action: flow:transfer is a flow "
@@ -148,6 +148,21 @@ const BadCase kBadCases[] = {
     {"health_check_unknown_zone",
      "tests/data/scenarios/bad/health_check_unknown_zone.yaml:29:34: spec.load[0].routing.healthCheck.checkers[1]: "
      "unknown zone \"us-east-1b\", did you mean \"us-east-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"switch_without_scheduler",
+     "tests/data/scenarios/bad/switch_without_scheduler.yaml:31:65: spec.timeline[0].target.population: "
+     "population \"checkout\" has no traffic scheduler to switch with (add spec.load[].routing.scheduler)"},
+    {"switch_to_its_own_region",
+     "tests/data/scenarios/bad/switch_to_its_own_region.yaml:32:107: spec.timeline[0].toRegions[0]: expected a "
+     "region other than the one switched from, got \"eu-west-1\""},
+    {"switch_steps_shrinking",
+     "tests/data/scenarios/bad/switch_steps_shrinking.yaml:36:59: spec.timeline[0].steps[1].share: expected each "
+     "stage to move a larger share than the one before"},
+    {"scheduler_not_weighted",
+     "tests/data/scenarios/bad/scheduler_not_weighted.yaml:30:20: spec.load[0].routing.scheduler: expected "
+     "policy weighted with a scheduler (it sets weights), got policy \"failover\""},
+    {"ship_interval_not_async",
+     "tests/data/scenarios/bad/ship_interval_not_async.yaml:17:23: spec.topology.databases[0].shipInterval: "
+     "expected only with async replication (a commit waits for no batch), got sync"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},

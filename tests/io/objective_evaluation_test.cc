@@ -290,5 +290,53 @@ TEST(ObjectiveEvaluation, APopulationScopeJudgesThatPopulationOnly) {
   EXPECT_DOUBLE_EQ(*all.verdicts[1].measured, 2.0);
 }
 
+// A traffic scheduler's failover counts as detection, and its clients'
+// requests towards the failed region decide the switch: region r (zones a
+// and b) fails at 3 s; the scheduler takes it out at 5.5 s; the clients
+// send r requests until window 7 (DNS caches), none from 8 s on.
+TEST(ObjectiveEvaluation, ATrafficSchedulersFailoverDetectsAndItsRequestsDecideTheSwitch) {
+  Recorder rec;
+  rec.event(SimTime{5500ms}, "scheduler/web", "scheduler-failover", "r unreachable: weight 0, spread even");
+  const SeriesId to_r = rec.series("routing.requests", {{"population", "web"}, {"region", "r"}});
+  for (int k = 0; k < 12; ++k) rec.record(to_r, SimTime{k * 1s}, k <= 7 ? 30 : 0);
+  ScenarioSpec spec = zone_a_fails();
+  spec.timeline = {action("lose-r", "region:fail", ActionTarget{.region = "r"})};
+  const FaultReport faults =
+      report_of({FaultStep{"lose-r", "region:fail", "region=r", SimTime{3s}, SimTime{11s}, true}},
+                grid({population("web", steady({4, 5, 6, 7}))}));
+  const ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
+  ASSERT_EQ(r.faults.size(), 1u);
+  EXPECT_EQ(r.faults[0].detection, 2500ms);
+  EXPECT_EQ(r.faults[0].detected_by, "scheduler/web: scheduler-failover");
+  // The dead zones count no arrival; the requests still routed there do: switched at 8 s, 5 s in.
+  EXPECT_EQ(r.faults[0].traffic_switch, 5s);
+}
+
+// A planned switch-over (routing:switch) is a row of its own: its switch
+// runs from its last stage (start 1 s + 4 s = 5 s) to the first window from
+// which its population sends the region nothing (9 s): 4 s.
+TEST(ObjectiveEvaluation, APlannedSwitchIsSwitchedFromItsLastStage) {
+  Recorder rec;
+  const SeriesId to_r = rec.series("routing.requests", {{"population", "web"}, {"region", "r"}});
+  const SeriesId other = rec.series("routing.requests", {{"population", "other"}, {"region", "r"}});
+  for (int k = 0; k < 12; ++k) {
+    rec.record(to_r, SimTime{k * 1s}, k <= 8 ? 30 : 0);
+    rec.record(other, SimTime{k * 1s}, 30);  // another population: not switched
+  }
+  ScenarioSpec spec = zone_a_fails();
+  ActionConfig move = action("move", "routing:switch", ActionTarget{.region = "r", .population = "web"});
+  move.steps = std::vector<RoutingSwitchStep>{{0s, Ratio{0.5}}, {4s, Ratio{1.0}}};
+  spec.timeline = {move};
+  const FaultReport faults = report_of({FaultStep{"move", "routing:switch", "region=r population=web", SimTime{1s},
+                                                  SimTime{11s}, true}},
+                                       grid({population("web", steady())}));
+  const ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
+  ASSERT_EQ(r.faults.size(), 1u);
+  EXPECT_TRUE(r.faults[0].switch_applies);
+  EXPECT_EQ(r.faults[0].traffic_switch, 4s);
+  EXPECT_FALSE(r.faults[0].detection);  // nothing detects a plan
+  EXPECT_EQ(r.faults[0].rto, 0s);       // and no client noticed it
+}
+
 }  // namespace
 }  // namespace drsim

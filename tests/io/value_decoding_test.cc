@@ -114,7 +114,7 @@ TEST(DecodeKeys, UnknownKeysEverywhere) {
                                      "startafter: [b]}]\n")),
             "<text>:15:79: spec.timeline[0].startafter: unknown key \"startafter\", did you mean \"startAfter\"? "
             "(valid keys: name, action, at, startAfter, delay, duration, target, latency, loss, bandwidth, ratio, "
-            "replicas, count, percent, factor, weight, policy, to, size)");
+            "replicas, count, percent, factor, weight, policy, to, size, toRegions, ... 2 more)");
   EXPECT_EQ(load_error(scenario_with("  colour: blue\n")),
             "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, load, "
             "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
