@@ -89,7 +89,7 @@ std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget&
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
   return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy";
+         kind == "region-unhealthy" || kind == "cdn-vendor-unhealthy";
 }
 bool is_repair(std::string_view action) {
   return action == "zone:recover" || action == "region:recover" || action == "link:restore";

@@ -16,7 +16,7 @@
 //   noticed a failure: a database's "detected" (its health checks, or the
 //   operator's failover), a Kubernetes "node.not_ready", a routing rules
 //   store's "routing-change-applied", a GSLB health checker's
-//   "region-unhealthy", or an operator action of the timeline
+//   "region-unhealthy", a CDN monitor's "cdn-vendor-unhealthy", or an operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
 //   nothing in the span detects. Client-side failovers (a population's GSLB

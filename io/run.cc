@@ -20,6 +20,7 @@
 #include "models/topology/flow_platform.h"
 #include "models/topology/flow_traffic.h"
 #include "models/topology/flow_transfers.h"
+#include "models/traffic/cdn_edges.h"
 #include "models/traffic/client_population.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/health_checker.h"
@@ -201,13 +202,25 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     const ClientPopulationConfig& config = spec.load[i];
     if (!config.routing) continue;
     GeoRouter& router = *populations[i]->router();
+    HealthChecker* health = nullptr;
     if (config.routing->health_check) {
       const auto store = rules_stores->find(config.name);
-      sim->add<HealthChecker>(config.name, *config.routing->health_check, *find_service(config.service), domains,
-                              router, store == rules_stores->end() ? nullptr : store->second, spec.metrics_window);
+      health = &sim->add<HealthChecker>(config.name, *config.routing->health_check, *find_service(config.service),
+                                        domains, router, store == rules_stores->end() ? nullptr : store->second,
+                                        spec.metrics_window);
+    }
+    CdnEdges* cdn = nullptr;
+    if (config.cdn) {
+      const auto zone = domains.topology().find_zone(config.zone);
+      if (!zone) throw SimulationError("population \"" + config.name + "\": cdn needs the population's zone");
+      cdn = &sim->add<CdnEdges>(config.name, *config.cdn, domains, *zone, *find_service(config.service), &router,
+                                health, *populations[i], spec.metrics_window);
+      populations[i]->use_cdn(cdn);
     }
     if (config.routing->dns) {
-      populations[i]->use_dns(&sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window));
+      auto& dns = sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window, &domains);
+      if (cdn != nullptr) dns.set_cname_source([cdn] { return cdn->cname(); });
+      populations[i]->use_dns(&dns);
     }
   }
   // Kafka-style topics, their consumer groups, and the services that produce to them.

@@ -394,6 +394,20 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
       for (std::size_t j = 0; j < checkers.size(); ++j)
         zones.check_reference(checkers[j], indexed(p + ".routing.healthCheck.checkers", j), out);
     }
+    // DNS providers' name servers, CDN edges and the static backup sit in topology zones.
+    if (population.routing && population.routing->dns) {
+      const std::vector<DnsProviderConfig>& providers = population.routing->dns->providers;
+      for (std::size_t j = 0; j < providers.size(); ++j) {
+        for (std::size_t k = 0; k < providers[j].zones.size(); ++k)
+          zones.check_reference(providers[j].zones[k],
+                                indexed(indexed(p + ".routing.dns.providers", j) + ".zones", k), out);
+      }
+    }
+    if (population.cdn) {
+      for (std::size_t j = 0; j < population.cdn->vendors.size(); ++j)
+        zones.check_reference(population.cdn->vendors[j].zone, indexed(p + ".cdn.vendors", j) + ".zone", out);
+      if (population.cdn->backup) zones.check_reference(population.cdn->backup->zone, p + ".cdn.backup.zone", out);
+    }
   }
 
   if (!spec.kubernetes) return out;

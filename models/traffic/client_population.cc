@@ -30,6 +30,20 @@ std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
                                             "are measured from it)"});
     }
   }
+  if (cdn) {
+    nest("cdn", cdn->validate());
+    if (!routing) {
+      problems.push_back({"cdn", "expected routing: origin pulls are routed to the origin regions by it"});
+    }
+    if (zone.empty()) {
+      problems.push_back({"cdn", "expected a population zone with cdn (the round trips to the edges are measured "
+                                 "from it)"});
+    }
+    if (cdn->backup && !(routing && routing->health_check)) {
+      problems.push_back({"cdn.backup", "expected routing.healthCheck: the backup takes over when it finds every "
+                                        "origin region unhealthy"});
+    }
+  }
   if (retry.per_try_timeout && timeout && *retry.per_try_timeout > *timeout) {
     problems.push_back({"retry.perTryTimeout", "expected at most the population's timeout"});
   }
@@ -106,8 +120,11 @@ void ClientPopulation::release(std::uint32_t index) {
   Slot& slot = slots_[index];
   cancel(slot.timeout);
   cancel(slot.attempt_timer);
+  cancel(slot.dns_wait);
   slot.timeout = EventId{};
   slot.attempt_timer = EventId{};
+  slot.dns_wait = EventId{};
+  slot.dns_waiting = false;
   ++slot.generation;  // a late answer for the old request is ignored
   slot.in_flight = false;
   slot.attempt_outstanding = false;
@@ -145,19 +162,54 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   ++slot.attempt;
   slot.attempt_outstanding = true;
   slot.attempt_timer = EventId{};
-  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
   if (retry_.per_try_timeout()) {
     slot.attempt_timer = schedule_after(*retry_.per_try_timeout(), "clients.attempt_timeout", [this, index] {
       Slot& s = slots_[index];
       s.attempt_timer = EventId{};
       s.attempt_outstanding = false;
+      cancel(s.dns_wait);
+      s.dns_wait = EventId{};
+      s.dns_waiting = false;
       ++s.generation;  // the attempt's late answer is ignored; its work goes on at the server
       attempt_failed(index, AttemptFailure::kTimeout);
     });
   }
+  dispatch(index);
+}
+
+void ClientPopulation::dispatch(std::uint32_t index) {
+  Slot& slot = slots_[index];
+  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
+  const GeoRouter* answer = router_ ? &*router_ : nullptr;
+  std::size_t vendor = cdn_ != nullptr ? cdn_->cname() : 0;
+  if (dns_ != nullptr) {
+    // A request that waited for its client's resolver asks the same client again.
+    const std::size_t client = slot.dns_waiting ? slot.dns_client : dns_->pick_client(rng());
+    slot.dns_waiting = false;
+    const DnsCaches::Lookup lookup = dns_->lookup(client);
+    if (lookup.answer == nullptr) {
+      if (lookup.ready) {  // a resolution is under way (serve-stale off): wait for it
+        slot.dns_waiting = true;
+        slot.dns_client = static_cast<std::uint32_t>(client);
+        slot.dns_wait = schedule_at(*lookup.ready, "clients.dns_wait", [this, index] {
+          slots_[index].dns_wait = EventId{};
+          dispatch(index);
+        });
+        return;
+      }
+      on_served(token, ServeOutcome::kNoTarget);  // the name does not resolve
+      return;
+    }
+    answer = lookup.answer;
+    vendor = lookup.vendor;
+  }
+  if (cdn_ != nullptr) {
+    cdn_->serve(token, vendor, config_.handshake_round_trips);
+    return;
+  }
   std::optional<RegionIndex> region;
   if (router_) {
-    region = dns_ == nullptr ? router_->pick(rng()) : dns_->answer(rng()).pick(rng());
+    region = answer->pick(rng());
     if (!region) {
       on_served(token, ServeOutcome::kNoTarget);
       return;

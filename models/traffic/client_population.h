@@ -25,6 +25,8 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service.h"
+#include "models/traffic/cdn_config.h"
+#include "models/traffic/cdn_edges.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/geo_router.h"
 #include "models/traffic/retry_budget.h"
@@ -44,6 +46,7 @@ struct ClientPopulationConfig {
   std::uint32_t handshake_round_trips = 0;
   std::optional<GeoRoutingConfig> routing;
   RetryPolicyConfig retry;
+  std::optional<CdnConfig> cdn;
 
   static constexpr std::string_view kTypeName = "ClientPopulation";
   static constexpr auto fields() {
@@ -63,6 +66,10 @@ struct ClientPopulationConfig {
               "Geo routing to a region (absent: the entry service's balancer spreads requests over all its "
               "zones)."),
         field("retry", &ClientPopulationConfig::retry, "How failed attempts are retried (default: they are not)."),
+        field("cdn", &ClientPopulationConfig::cdn,
+              "The site is behind CDNs: requests go to the edge of the vendor the site's CNAME names (cached like "
+              "any answer, see routing.dns), which serves hits and pulls misses from the origin regions "
+              "(absent: requests go to the origin directly)."),
     };
   }
 
@@ -84,7 +91,9 @@ class ClientPopulation : public Component, public JobOwner {
   // For operator actions (routing:weight) and, later, health checks.
   GeoRouter* router() { return router_ ? &*router_ : nullptr; }
   // With routing.dns: requests route by a client's cached answer instead of the live router.
-  void use_dns(const DnsCaches* dns) { dns_ = dns; }
+  void use_dns(DnsCaches* dns) { dns_ = dns; }
+  // With cdn: requests go to the edges, which answer through on_served.
+  void use_cdn(CdnEdges* cdn) { cdn_ = cdn; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -113,6 +122,9 @@ class ClientPopulation : public Component, public JobOwner {
     SimTime started{};
     EventId timeout;        // the whole request
     EventId attempt_timer;  // the attempt's timeout, or the backoff wait
+    EventId dns_wait;       // the attempt waits for its client's resolver
+    bool dns_waiting = false;
+    std::uint32_t dns_client = 0;  // while dns_waiting
     std::uint32_t next_free = 0;
   };
 
@@ -121,6 +133,8 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint32_t allocate();
   void release(std::uint32_t index);
   void start_attempt(std::uint32_t index);
+  // Looks the target up (DNS, geo routing) and sends the attempt.
+  void dispatch(std::uint32_t index);
   void attempt_failed(std::uint32_t index, AttemptFailure failure);
   void fail(std::uint32_t index, Cause cause);
 
@@ -128,7 +142,8 @@ class ClientPopulation : public Component, public JobOwner {
   Service& target_;
   std::optional<ZoneIndex> zone_;
   std::optional<GeoRouter> router_;
-  const DnsCaches* dns_ = nullptr;
+  DnsCaches* dns_ = nullptr;
+  CdnEdges* cdn_ = nullptr;
   RetryPolicy retry_;
   std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;
