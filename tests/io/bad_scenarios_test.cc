@@ -145,6 +145,21 @@ const BadCase kBadCases[] = {
     {"health_check_unknown_zone",
      "tests/data/scenarios/bad/health_check_unknown_zone.yaml:29:34: spec.load[0].routing.healthCheck.checkers[1]: "
      "unknown zone \"us-east-1b\", did you mean \"us-east-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"dns_provider_unknown_zone",
+     "tests/data/scenarios/bad/dns_provider_unknown_zone.yaml:30:42: spec.load[0].routing.dns.providers[1].zones[0]: unknown zone \"us-east-1c\", "
+     "did you mean \"us-east-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"dns_query_timeout_above_resolution",
+     "tests/data/scenarios/bad/dns_query_timeout_above_resolution.yaml:29:25: spec.load[0].routing.dns.queryTimeout: "
+     "expected at most resolutionTimeout"},
+    {"cdn_without_zone",
+     "tests/data/scenarios/bad/cdn_without_zone.yaml:29:9: spec.load[0].cdn: expected a population zone with cdn (the round "
+     "trips to the edges are measured from it)"},
+    {"cdn_backup_without_health_check",
+     "tests/data/scenarios/bad/cdn_backup_without_health_check.yaml:32:17: spec.load[0].cdn.backup: expected "
+     "routing.healthCheck: the backup takes over when it finds every origin region unhealthy"},
+    {"cdn_vendor_unknown_zone",
+     "tests/data/scenarios/bad/cdn_vendor_unknown_zone.yaml:32:36: spec.load[0].cdn.vendors[1].zone: unknown zone \"eu-west-2b\", "
+     "did you mean \"eu-west-1b\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
