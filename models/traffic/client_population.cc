@@ -44,6 +44,7 @@ std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
                                         "origin region unhealthy"});
     }
   }
+  if (connections) nest("connections", connections->validate());
   if (retry.per_try_timeout && timeout && *retry.per_try_timeout > *timeout) {
     problems.push_back({"retry.perTryTimeout", "expected at most the population's timeout"});
   }
@@ -96,9 +97,34 @@ void ClientPopulation::attach() {
   }
   latency_ = metrics_->latency("client.latency", labels);
   in_flight_gauge_ = metrics_->gauge("client.in_flight", labels);
+  if (config_.connections) {
+    connections_opened_counter_ = metrics_->counter("client.connections_opened", labels);
+    connection_resets_counter_ = metrics_->counter("client.connection_resets", labels);
+  }
 }
 
-void ClientPopulation::start() { schedule_next_arrival(); }
+void ClientPopulation::start() {
+  schedule_next_arrival();
+  if (!config_.connections) return;
+  // A pool in steady state: every connection open on the start's routing, its age uniform in the lifetime.
+  const ConnectionsConfig& c = *config_.connections;
+  connections_.resize(c.count);
+  for (Connection& connection : connections_) {
+    connection.open = true;
+    if (router_) connection.region = router_->pick(rng());
+    if (cdn_ != nullptr) connection.vendor = cdn_->cname();
+    connection.opened =
+        now() - Duration{static_cast<Duration::rep>(rng().uniform() * static_cast<double>(c.max_lifetime.count()))};
+    if (c.max_requests > 0) connection.requests = static_cast<std::uint32_t>(rng().below(c.max_requests));
+  }
+}
+
+void ClientPopulation::close_connection(Connection& connection, bool reset) {
+  connection.open = false;
+  if (!reset) return;
+  ++connection_resets_;
+  metrics_->add(connection_resets_counter_, now());
+}
 
 void ClientPopulation::schedule_next_arrival() {
   const SimTime next = arrivals_.next_after(now(), rng());
@@ -161,6 +187,7 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   ++slot.generation;
   ++slot.attempt;
   slot.attempt_outstanding = true;
+  slot.connected = false;
   slot.attempt_timer = EventId{};
   if (retry_.per_try_timeout()) {
     slot.attempt_timer = schedule_after(*retry_.per_try_timeout(), "clients.attempt_timeout", [this, index] {
@@ -180,6 +207,26 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
 void ClientPopulation::dispatch(std::uint32_t index) {
   Slot& slot = slots_[index];
   const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
+  Connection* connection = nullptr;
+  if (!connections_.empty()) {
+    // A request takes a connection at random; its retries stay on it (reconnecting if it was dropped).
+    if (slot.attempt == 1 && !slot.dns_waiting) {
+      slot.connection = static_cast<std::uint32_t>(rng().below(connections_.size()));
+    }
+    connection = &connections_[slot.connection];
+    const ConnectionsConfig& c = *config_.connections;
+    if (connection->open && (now() - connection->opened >= c.max_lifetime ||
+                             (c.max_requests > 0 && connection->requests >= c.max_requests))) {
+      close_connection(*connection, false);
+    }
+    if (connection->open) {  // kept alive: no lookup, no handshake, the region it was opened to
+      ++connection->requests;
+      slot.connected = true;
+      slot.connection_generation = connection->generation;
+      send(token, connection->region, connection->vendor, 0);
+      return;
+    }
+  }
   const GeoRouter* answer = router_ ? &*router_ : nullptr;
   std::size_t vendor = cdn_ != nullptr ? cdn_->cname() : 0;
   if (dns_ != nullptr) {
@@ -203,25 +250,47 @@ void ClientPopulation::dispatch(std::uint32_t index) {
     answer = lookup.answer;
     vendor = lookup.vendor;
   }
-  if (cdn_ != nullptr) {
-    cdn_->serve(token, vendor, config_.handshake_round_trips);
-    return;
-  }
   std::optional<RegionIndex> region;
-  if (router_) {
+  if (router_ && cdn_ == nullptr) {
     region = answer->pick(rng());
     if (!region) {
       on_served(token, ServeOutcome::kNoTarget);
       return;
     }
   }
+  if (connection != nullptr) {  // a new connection, pinned to what was resolved now
+    connection->open = true;
+    connection->region = region;
+    connection->vendor = vendor;
+    connection->opened = now();
+    connection->requests = 1;
+    ++connection->generation;
+    ++connections_opened_;
+    metrics_->add(connections_opened_counter_, now());
+    slot.connected = true;
+    slot.connection_generation = connection->generation;
+  }
+  send(token, region, vendor, config_.handshake_round_trips);
+}
+
+void ClientPopulation::send(std::uint64_t token, std::optional<RegionIndex> region, std::size_t vendor,
+                            std::uint32_t handshake_round_trips) {
+  if (cdn_ != nullptr) {
+    cdn_->serve(token, vendor, handshake_round_trips);
+    return;
+  }
   Job job{this, token, now()};
-  job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
+  job.setup_round_trips = static_cast<std::uint8_t>(handshake_round_trips);
   if (const auto failure = target_.submit(job, zone_, region)) on_served(token, *failure);
 }
 
 void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failure) {
   Slot& slot = slots_[index];
+  if (slot.connected) {  // the client drops a connection a request failed on (reset, refused, timed out)
+    Connection& connection = connections_[slot.connection];
+    if (connection.open && connection.generation == slot.connection_generation) close_connection(connection, true);
+    slot.connected = false;
+  }
   const SimTime t = now();
   if (slot.attempt >= retry_.attempts() || !retry_.retries(failure)) {
     fail(index, failure);
@@ -289,6 +358,10 @@ void ClientPopulation::stop() {
   rec.kpi("client.in_flight", labels, static_cast<double>(in_flight_));
   rec.kpi("client.retries", labels, static_cast<double>(retries_));
   rec.kpi("client.retries_denied", labels, static_cast<double>(retries_denied_));
+  if (config_.connections) {
+    rec.kpi("client.connections_opened", labels, static_cast<double>(connections_opened_));
+    rec.kpi("client.connection_resets", labels, static_cast<double>(connection_resets_));
+  }
   const std::uint64_t finished = succeeded_ + failed_total();
   rec.kpi("client.availability", labels, finished == 0 ? 1.0 : static_cast<double>(succeeded_) / finished);
   if (succeeded_ > 0) {

@@ -160,6 +160,9 @@ const BadCase kBadCases[] = {
     {"cdn_vendor_unknown_zone",
      "tests/data/scenarios/bad/cdn_vendor_unknown_zone.yaml:32:36: spec.load[0].cdn.vendors[1].zone: unknown zone \"eu-west-2b\", "
      "did you mean \"eu-west-1b\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"connections_zero_count",
+     "tests/data/scenarios/bad/connections_zero_count.yaml:27:28: spec.load[0].connections.count: expected a "
+     "positive unsigned integer, got \"0\""},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
