@@ -474,12 +474,20 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
   for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
   NameTable databases("database", where);
   for (const DatabaseConfig& d : spec.topology.config.databases) databases.add(d.name, "", ignored);
+  NameTable vendors("CDN vendor", where);  // the same vendor may serve several populations
+  for (const ClientPopulationConfig& c : spec.load) {
+    if (!c.cdn) continue;
+    for (const CdnVendorConfig& v : c.cdn->vendors) {
+      if (!vendors.contains(v.name)) vendors.add(v.name, "", ignored);
+    }
+  }
   const std::map<std::string_view, const NameTable*> targets{{to_string(TargetField::kZone), &zones},
                                                              {to_string(TargetField::kRegion), &regions},
                                                              {to_string(TargetField::kLink), &links},
                                                              {to_string(TargetField::kService), &services},
                                                              {to_string(TargetField::kPopulation), &populations},
-                                                             {to_string(TargetField::kDatabase), &databases}};
+                                                             {to_string(TargetField::kDatabase), &databases},
+                                                             {to_string(TargetField::kVendor), &vendors}};
 
   const std::vector<ActionConfig>& timeline = spec.timeline;
   NameTable actions("action", where);

@@ -73,11 +73,21 @@ std::optional<Duration> CdnEdges::rtt_to(ZoneIndex zone) const {
   return domains_.topology().rtt(client_zone_, zone, domains_.state());
 }
 
+bool CdnEdges::edge_up(const Vendor& vendor) const {
+  return !vendor.down && domains_.zone_up(vendor.zone) && rtt_to(vendor.zone).has_value();
+}
+
+void CdnEdges::set_vendor_down(const std::string& vendor, bool down) {
+  for (std::size_t v = 0; v < vendors_.size(); ++v) {
+    if (config_.vendors[v].name == vendor) vendors_[v].down = down;
+  }
+}
+
 void CdnEdges::probe() {
   schedule_after(*config_.check_interval, "cdn.probe", [this] { probe(); });
   for (std::size_t v = 0; v < vendors_.size(); ++v) {
     Vendor& vendor = vendors_[v];
-    const bool ok = domains_.zone_up(vendor.zone) && rtt_to(vendor.zone).has_value();
+    const bool ok = edge_up(vendor);
     if (ok == vendor.healthy_view) {
       vendor.disagreeing = 0;
       continue;
@@ -137,8 +147,8 @@ void CdnEdges::serve(std::uint64_t token, std::size_t vendor_index, std::uint32_
   const CdnVendorConfig& config = config_.vendors[vendor_index];
   const SimTime t = now();
   metrics_->add(vendor.requests, t);
-  const std::optional<Duration> rtt = domains_.zone_up(vendor.zone) ? rtt_to(vendor.zone) : std::nullopt;
-  if (!rtt) {  // the edge is down or cut off: the connection is refused
+  const std::optional<Duration> rtt = edge_up(vendor) ? rtt_to(vendor.zone) : std::nullopt;
+  if (!rtt) {  // the edge is down (its zone, or cdn:fail) or cut off: the connection is refused
     metrics_->add(vendor.refused, t);
     clients_.on_served(token, ServeOutcome::kRefused);
     return;

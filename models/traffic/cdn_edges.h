@@ -68,6 +68,9 @@ class CdnEdges : public Component, public JobOwner {
   std::size_t cname() const { return cname_; }
   const std::string& vendor_name(std::size_t v) const { return config_.vendors[v].name; }
   bool backup_active(std::size_t vendor) const { return vendors_[vendor].backup; }
+  // The timeline's cdn:fail: the vendor's edges are down in this geography too (false: back). Unknown
+  // vendors are ignored (they serve other populations).
+  void set_vendor_down(const std::string& vendor, bool down);
 
   // A request (the population's token) reaches `vendor`'s edge. The outcome
   // goes back to the population's on_served.
@@ -84,6 +87,7 @@ class CdnEdges : public Component, public JobOwner {
  private:
   struct Vendor {
     ZoneIndex zone = 0;
+    bool down = false;  // cdn:fail
     bool healthy_view = true;
     std::uint32_t disagreeing = 0;
     bool backup = false;  // the vendor's cached origin record points at the backup
@@ -91,6 +95,7 @@ class CdnEdges : public Component, public JobOwner {
     GaugeId cname, healthy, backup_gauge;
   };
   std::optional<Duration> rtt_to(ZoneIndex zone) const;
+  bool edge_up(const Vendor& vendor) const;
   void probe();
   void choose_cname();
   void refresh_origin_record(std::size_t vendor);

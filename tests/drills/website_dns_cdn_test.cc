@@ -197,5 +197,25 @@ TEST(WebsiteDnsCdn, EachFailurePointIsHandledByItsMechanism) {
       fra_unhealthy - kFra, fra_errors, backup_at - kAll, backup_success, expected_backup_success, half_eu);
 }
 
+// cdn:fail takes a vendor down in every geography: both populations' monitors switch their CNAME, each
+// within the same detection band, and both geographies' traffic leaves the vendor within the TTL after.
+TEST(WebsiteDnsCdn, AVendorFailingEverywhereMovesEveryGeography) {
+  const RunResult run = run_scenario(load_scenario_file(
+      kScenario, {"spec.timeline[1].action=cdn:fail", "spec.timeline[1].target={vendor: vendor-a}",
+                  "spec.duration=35m"}));
+  ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
+  const Recorder& rec = run.recorder();
+  for (const char* population : {"europe", "america"}) {
+    const double at = first_event(rec, "cdn-switch", std::string("cdn/") + population, kCdnA);
+    EXPECT_GE(at - kCdnA, (kCdnThreshold - 1) * kCdnInterval) << population;
+    EXPECT_LE(at - kCdnA, kCdnThreshold * kCdnInterval) << population;
+    const auto on_a = summed(rec, "cdn.requests", {{"population", population}, {"vendor", "vendor-a"}});
+    EXPECT_LE(last_positive(on_a, kCdnA, kCdnAEnd), at + kTtl) << population;
+    EXPECT_GT(total(summed(rec, "client.failed", {{"population", population}}), kCdnA, kCdnAEnd), 0) << population;
+  }
+  // Undone after its 10 min: the monitors see vendor-a healthy again and the CNAME goes back to it.
+  EXPECT_GT(first_event(rec, "cdn-switch", "cdn/europe", kCdnAEnd), kCdnAEnd);
+}
+
 }  // namespace
 }  // namespace drsim

@@ -95,7 +95,7 @@ const BadCase kBadCases[] = {
      "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
      "hpa:compensate, "
      "deployment:compensate, deployment:policy, deployment:restart, deployment:scale, database:kill, "
-     "database:failover, flow:transfer)"},
+     "database:failover, cdn:fail, ... 1 more)"},
     // Network fidelity: a bulk copy needs it, and a route.
     {"transfer_without_flows",
      "tests/data/scenarios/bad/transfer_without_flows.yaml:18:30: spec.timeline[0].action: flow:transfer is a flow "
@@ -163,6 +163,9 @@ const BadCase kBadCases[] = {
     {"connections_zero_count",
      "tests/data/scenarios/bad/connections_zero_count.yaml:27:28: spec.load[0].connections.count: expected a "
      "positive unsigned integer, got \"0\""},
+    {"cdn_fail_unknown_vendor",
+     "tests/data/scenarios/bad/cdn_fail_unknown_vendor.yaml:35:24: spec.timeline[0].target.vendor: unknown CDN "
+     "vendor \"vendor-b\", did you mean \"vendor-a\"? (CDN vendors: vendor-a)"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},
