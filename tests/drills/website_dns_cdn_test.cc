@@ -24,6 +24,7 @@ constexpr const char* kScenario = "scenarios/website_dns_cdn.yaml";
 constexpr double kWindow = 10;        // metricsWindow
 constexpr double kRate = 40;          // requests per second per population
 constexpr double kResolvers = 40;     // dns.resolvers per population
+constexpr double kQueryTimeout = 0.8;  // dns.queryTimeout
 constexpr double kTtl = 60;           // dns.recordTtl: the CNAME's TTL (clientCacheTtl 0)
 constexpr double kCdnInterval = 10;   // cdn.checkInterval
 constexpr double kCdnThreshold = 3;   // cdn.failureThreshold
@@ -176,6 +177,14 @@ TEST(WebsiteDnsCdn, EachFailurePointIsHandledByItsMechanism) {
 
   // The objectives: an alert (detection) within 5 min and recovery within 15 min of every fault.
   const ObjectiveReport report = objective_report(run);
+  // The provider failure shows in latency only: a request whose resolver times out on provider-a waits one
+  // queryTimeout (800 ms) more, so the worst window p99 rises by at most that.
+  ASSERT_FALSE(report.faults.empty());
+  const FaultFigures& dns_a = report.faults[0];
+  ASSERT_TRUE(dns_a.latency_p99_before_s && dns_a.latency_p99_during_s);
+  EXPECT_LE(*dns_a.latency_p99_during_s, *dns_a.latency_p99_before_s + kQueryTimeout + 0.05);
+  std::printf("dns-a down: p99 %.3f s before, %.3f s during (<= before + %.1f s)\n", *dns_a.latency_p99_before_s,
+              *dns_a.latency_p99_during_s, kQueryTimeout);
   for (const FaultFigures& f : report.faults) {
     std::printf("%-28s detected %-8s rto %-8s errors %.0f\n", f.step.step.c_str(),
                 f.detection ? format_seconds(*f.detection).c_str() : "n/a", f.rto ? format_seconds(*f.rto).c_str() : "never",
