@@ -70,9 +70,11 @@ class DnsCaches : public Component {
   std::size_t pick_client(RngStream& rng) const { return static_cast<std::size_t>(rng.below(clients_.size())); }
   Lookup lookup(std::size_t client);
 
-  // The answer a request uses: a client drawn at random (without providers an answer is always there).
+  // The answer a request uses: a client drawn at random. Only without providers, where an answer is always
+  // there; with them use pick_client and lookup.
   const GeoRouter& answer(RngStream& rng) const { return *clients_[pick_client(rng)].answer; }
   std::size_t clients() const { return clients_.size(); }
+  // Requires client_has_answer(client) (always true without providers).
   const GeoRouter& client_answer(std::size_t client) const { return *clients_[client].answer; }
   bool client_has_answer(std::size_t client) const { return clients_[client].answer != nullptr; }
   std::size_t client_vendor(std::size_t client) const { return clients_[client].vendor; }
