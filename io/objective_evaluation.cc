@@ -90,7 +90,8 @@ std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget&
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
   return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy" || kind == "scheduler-failover";
+         kind == "region-unhealthy" || kind == "scheduler-failover" ||
+         kind == "cdn-vendor-unhealthy";
 }
 // A routing:switch whose last stage moves all of the region's share.
 bool switch_empties_region(const ActionConfig& a) {

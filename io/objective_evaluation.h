@@ -16,7 +16,8 @@
 //   noticed a failure: a database's "detected" (its health checks, or the
 //   operator's failover), a Kubernetes "node.not_ready", a routing rules
 //   store's "routing-change-applied", a GSLB health checker's
-//   "region-unhealthy", a traffic scheduler's "scheduler-failover", or an
+//   "region-unhealthy", a traffic scheduler's "scheduler-failover", a CDN
+//   monitor's "cdn-vendor-unhealthy", or an
 //   operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when

@@ -20,6 +20,8 @@
 #include "models/topology/flow_platform.h"
 #include "models/topology/flow_traffic.h"
 #include "models/topology/flow_transfers.h"
+#include "models/traffic/cdn_actions.h"
+#include "models/traffic/cdn_edges.h"
 #include "models/traffic/client_population.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/health_checker.h"
@@ -209,6 +211,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   }
   // GSLB health checks and DNS caches of the routed populations (routing.healthCheck, routing.dns), once
   // the rules stores exist: a health checker's changes go through its population's store.
+  std::vector<CdnEdges*> cdns;
   for (std::size_t i = 0; i < populations.size(); ++i) {
     const ClientPopulationConfig& config = spec.load[i];
     if (!config.routing) continue;
@@ -231,10 +234,22 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
       populations[i]->on_routed([&scheduler](RegionIndex r) { scheduler.routed(r); });
       (*schedulers)[config.name] = &scheduler;
     }
+    CdnEdges* cdn = nullptr;
+    if (config.cdn) {
+      const auto zone = domains.topology().find_zone(config.zone);
+      if (!zone) throw SimulationError("population \"" + config.name + "\": cdn needs the population's zone");
+      cdn = &sim->add<CdnEdges>(config.name, *config.cdn, domains, *zone, *find_service(config.service), &router,
+                                checker, *populations[i], spec.metrics_window);
+      populations[i]->use_cdn(cdn);
+      cdns.push_back(cdn);
+    }
     if (config.routing->dns) {
-      populations[i]->use_dns(&sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window));
+      auto& dns = sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window, &domains);
+      if (cdn != nullptr) dns.set_cname_source([cdn] { return cdn->cname(); });
+      populations[i]->use_dns(&dns);
     }
   }
+  register_cdn_actions(timeline, std::move(cdns));
   // Kafka-style topics, their consumer groups, and the services that produce to them.
   std::vector<KafkaTopic*> topics;
   for (const TopicConfig& config : spec.topology.config.topics) {

@@ -456,6 +456,20 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
       for (std::size_t j = 0; j < checkers.size(); ++j)
         zones.check_reference(checkers[j], indexed(p + ".routing.healthCheck.checkers", j), out);
     }
+    // DNS providers' name servers, CDN edges and the static backup sit in topology zones.
+    if (population.routing && population.routing->dns) {
+      const std::vector<DnsProviderConfig>& providers = population.routing->dns->providers;
+      for (std::size_t j = 0; j < providers.size(); ++j) {
+        for (std::size_t k = 0; k < providers[j].zones.size(); ++k)
+          zones.check_reference(providers[j].zones[k],
+                                indexed(indexed(p + ".routing.dns.providers", j) + ".zones", k), out);
+      }
+    }
+    if (population.cdn) {
+      for (std::size_t j = 0; j < population.cdn->vendors.size(); ++j)
+        zones.check_reference(population.cdn->vendors[j].zone, indexed(p + ".cdn.vendors", j) + ".zone", out);
+      if (population.cdn->backup) zones.check_reference(population.cdn->backup->zone, p + ".cdn.backup.zone", out);
+    }
   }
 
   if (!spec.kubernetes) return out;
@@ -522,12 +536,20 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
   for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
   NameTable databases("database", where);
   for (const DatabaseConfig& d : spec.topology.config.databases) databases.add(d.name, "", ignored);
+  NameTable vendors("CDN vendor", where);  // the same vendor may serve several populations
+  for (const ClientPopulationConfig& c : spec.load) {
+    if (!c.cdn) continue;
+    for (const CdnVendorConfig& v : c.cdn->vendors) {
+      if (!vendors.contains(v.name)) vendors.add(v.name, "", ignored);
+    }
+  }
   const std::map<std::string_view, const NameTable*> targets{{to_string(TargetField::kZone), &zones},
                                                              {to_string(TargetField::kRegion), &regions},
                                                              {to_string(TargetField::kLink), &links},
                                                              {to_string(TargetField::kService), &services},
                                                              {to_string(TargetField::kPopulation), &populations},
-                                                             {to_string(TargetField::kDatabase), &databases}};
+                                                             {to_string(TargetField::kDatabase), &databases},
+                                                             {to_string(TargetField::kVendor), &vendors}};
 
   const std::vector<ActionConfig>& timeline = spec.timeline;
   NameTable actions("action", where);

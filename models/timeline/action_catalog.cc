@@ -67,6 +67,10 @@ constexpr std::array kCatalog{
                    "failover promotes a replica. With a duration, the killed member restarts after it."},
     ActionSpecInfo{"database:failover", kDatabase, {}, {}, false, false,
                    "An operator promotes a replica of a database whose primary is lost (failover: manual)."},
+    ActionSpecInfo{"cdn:fail", kVendor, {}, {}, false, true,
+                   "The CDN vendor fails everywhere: its edges refuse connections in every geography, and the "
+                   "populations' monitors move their CNAME off it (a failure in one geography is a zone:fail of its "
+                   "PoP's zone). With a duration, it is back after it."},
     ActionSpecInfo{"flow:transfer", kZone, {"to", "size"}, {"to", "size"}, false, false,
                    "An operator's bulk copy (a backup restored elsewhere, a snapshot to re-seed a replica) of "
                    "`size` bytes from the target zone to zone `to`: one flow through SimGrid that shares the links "
@@ -75,7 +79,8 @@ constexpr std::array kCatalog{
 };
 
 constexpr std::array kTargetFields{TargetField::kService, TargetField::kZone,       TargetField::kRegion,
-                                   TargetField::kLink,    TargetField::kPopulation, TargetField::kDatabase};
+                                   TargetField::kLink,    TargetField::kPopulation, TargetField::kDatabase,
+                                   TargetField::kVendor};
 }  // namespace
 
 std::span<const ActionSpecInfo> action_catalog() { return kCatalog; }
@@ -95,6 +100,7 @@ std::string_view to_string(TargetField field) {
     case TargetField::kService: return "service";
     case TargetField::kPopulation: return "population";
     case TargetField::kDatabase: return "database";
+    case TargetField::kVendor: return "vendor";
   }
   return "?";
 }

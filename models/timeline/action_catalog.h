@@ -18,6 +18,7 @@ enum class TargetField : unsigned {
   kService = 1u << 3,
   kPopulation = 1u << 4,
   kDatabase = 1u << 5,
+  kVendor = 1u << 6,
 };
 
 // A set of target fields; every one in the set must be given, no other may be.
@@ -50,7 +51,7 @@ std::span<const ActionSpecInfo> action_catalog();
 const ActionSpecInfo* find_action(std::string_view name);
 // The ActionTarget key of a field: "zone", "service", ...
 std::string_view to_string(TargetField field);
-// Every target field, in the order they are listed: service, zone, region, link, population, database.
+// Every target field, in the order they are listed: service, zone, region, link, population, database, vendor.
 std::span<const TargetField> target_fields();
 // The keys of a set, in target_fields() order, joined: "service and zone".
 std::string to_string(TargetSet set, std::string_view conjunction = " and ");

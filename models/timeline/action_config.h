@@ -24,6 +24,7 @@ struct ActionTarget {
   std::string service;
   std::string population;
   std::string database;
+  std::string vendor;
 
   static constexpr std::string_view kTypeName = "ActionTarget";
   static constexpr auto fields() {
@@ -34,6 +35,7 @@ struct ActionTarget {
         field("service", &ActionTarget::service, "A service of the topology."),
         field("population", &ActionTarget::population, "A client population of the scenario's load."),
         field("database", &ActionTarget::database, "A database of the topology."),
+        field("vendor", &ActionTarget::vendor, "A CDN vendor of a population's cdn block."),
     };
   }
 };

@@ -30,6 +30,21 @@ std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
                                             "are measured from it)"});
     }
   }
+  if (cdn) {
+    nest("cdn", cdn->validate());
+    if (!routing) {
+      problems.push_back({"cdn", "expected routing: origin pulls are routed to the origin regions by it"});
+    }
+    if (zone.empty()) {
+      problems.push_back({"cdn", "expected a population zone with cdn (the round trips to the edges are measured "
+                                 "from it)"});
+    }
+    if (cdn->backup && !(routing && routing->health_check)) {
+      problems.push_back({"cdn.backup", "expected routing.healthCheck: the backup takes over when it finds every "
+                                        "origin region unhealthy"});
+    }
+  }
+  if (connections) nest("connections", connections->validate());
   if (retry.per_try_timeout && timeout && *retry.per_try_timeout > *timeout) {
     problems.push_back({"retry.perTryTimeout", "expected at most the population's timeout"});
   }
@@ -86,9 +101,34 @@ void ClientPopulation::attach() {
     metrics_->trailing_quantile(latency_, "client.latency_p99_window_s", windows, 0.99);
   }
   in_flight_gauge_ = metrics_->gauge("client.in_flight", labels);
+  if (config_.connections) {
+    connections_opened_counter_ = metrics_->counter("client.connections_opened", labels);
+    connection_resets_counter_ = metrics_->counter("client.connection_resets", labels);
+  }
 }
 
-void ClientPopulation::start() { schedule_next_arrival(); }
+void ClientPopulation::start() {
+  schedule_next_arrival();
+  if (!config_.connections) return;
+  // A pool in steady state: every connection open on the start's routing, its age uniform in the lifetime.
+  const ConnectionsConfig& c = *config_.connections;
+  connections_.resize(c.count);
+  for (Connection& connection : connections_) {
+    connection.open = true;
+    if (router_) connection.region = router_->pick(rng());
+    if (cdn_ != nullptr) connection.vendor = cdn_->cname();
+    connection.opened =
+        now() - Duration{static_cast<Duration::rep>(rng().uniform() * static_cast<double>(c.max_lifetime.count()))};
+    if (c.max_requests > 0) connection.requests = static_cast<std::uint32_t>(rng().below(c.max_requests));
+  }
+}
+
+void ClientPopulation::close_connection(Connection& connection, bool reset) {
+  connection.open = false;
+  if (!reset) return;
+  ++connection_resets_;
+  metrics_->add(connection_resets_counter_, now());
+}
 
 void ClientPopulation::schedule_next_arrival() {
   const SimTime next = arrivals_.next_after(now(), rng());
@@ -110,8 +150,11 @@ void ClientPopulation::release(std::uint32_t index) {
   Slot& slot = slots_[index];
   cancel(slot.timeout);
   cancel(slot.attempt_timer);
+  cancel(slot.dns_wait);
   slot.timeout = EventId{};
   slot.attempt_timer = EventId{};
+  slot.dns_wait = EventId{};
+  slot.dns_waiting = false;
   ++slot.generation;  // a late answer for the old request is ignored
   slot.in_flight = false;
   slot.attempt_outstanding = false;
@@ -149,39 +192,114 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   ++slot.generation;
   ++slot.attempt;
   slot.attempt_outstanding = true;
+  slot.connected = false;
   slot.attempt_timer = EventId{};
-  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
   if (retry_.per_try_timeout()) {
     slot.attempt_timer = schedule_after(*retry_.per_try_timeout(), "clients.attempt_timeout", [this, index] {
       Slot& s = slots_[index];
       s.attempt_timer = EventId{};
       s.attempt_outstanding = false;
+      cancel(s.dns_wait);
+      s.dns_wait = EventId{};
+      s.dns_waiting = false;
       ++s.generation;  // the attempt's late answer is ignored; its work goes on at the server
       attempt_failed(index, AttemptFailure::kTimeout);
     });
   }
-  std::optional<RegionIndex> region;
-  if (router_) {
-    if (dns_ == nullptr) {
-      region = router_->pick(rng());
-    } else {
-      slot.dns_client = static_cast<std::uint32_t>(dns_->pick_client(rng()));
-      region = dns_->client_answer(slot.dns_client).pick(rng());
+  dispatch(index);
+}
+
+void ClientPopulation::dispatch(std::uint32_t index) {
+  Slot& slot = slots_[index];
+  const std::uint64_t token = (static_cast<std::uint64_t>(slot.generation) << 32) | index;
+  Connection* connection = nullptr;
+  if (!connections_.empty()) {
+    // A request takes a connection at random; its retries stay on it (reconnecting if it was dropped).
+    if (slot.attempt == 1 && !slot.dns_waiting) {
+      slot.connection = static_cast<std::uint32_t>(rng().below(connections_.size()));
     }
+    connection = &connections_[slot.connection];
+    const ConnectionsConfig& c = *config_.connections;
+    if (connection->open && (now() - connection->opened >= c.max_lifetime ||
+                             (c.max_requests > 0 && connection->requests >= c.max_requests))) {
+      close_connection(*connection, false);
+    }
+    if (connection->open) {  // kept alive: no lookup, no handshake, the region it was opened to
+      ++connection->requests;
+      slot.connected = true;
+      slot.connection_generation = connection->generation;
+      if (routed_ && connection->region) routed_(*connection->region);
+      send(token, connection->region, connection->vendor, 0);
+      return;
+    }
+  }
+  const GeoRouter* answer = router_ ? &*router_ : nullptr;
+  std::size_t vendor = cdn_ != nullptr ? cdn_->cname() : 0;
+  if (dns_ != nullptr) {
+    // A request that waited for its client's resolver asks the same client again.
+    const std::size_t client = slot.dns_waiting ? slot.dns_client : dns_->pick_client(rng());
+    slot.dns_waiting = false;
+    slot.dns_client = static_cast<std::uint32_t>(client);  // refreshOnFailure re-resolves this client
+    const DnsCaches::Lookup lookup = dns_->lookup(client);
+    if (lookup.answer == nullptr) {
+      if (lookup.ready) {  // a resolution is under way (serve-stale off): wait for it
+        slot.dns_waiting = true;
+        slot.dns_client = static_cast<std::uint32_t>(client);
+        slot.dns_wait = schedule_at(*lookup.ready, "clients.dns_wait", [this, index] {
+          slots_[index].dns_wait = EventId{};
+          dispatch(index);
+        });
+        return;
+      }
+      on_served(token, ServeOutcome::kNoTarget);  // the name does not resolve
+      return;
+    }
+    answer = lookup.answer;
+    vendor = lookup.vendor;
+  }
+  std::optional<RegionIndex> region;
+  if (router_ && cdn_ == nullptr) {
+    region = answer->pick(rng());
     if (!region) {
       on_served(token, ServeOutcome::kNoTarget);
       return;
     }
     if (routed_) routed_(*region);
   }
+  if (connection != nullptr) {  // a new connection, pinned to what was resolved now
+    connection->open = true;
+    connection->region = region;
+    connection->vendor = vendor;
+    connection->opened = now();
+    connection->requests = 1;
+    ++connection->generation;
+    ++connections_opened_;
+    metrics_->add(connections_opened_counter_, now());
+    slot.connected = true;
+    slot.connection_generation = connection->generation;
+  }
+  send(token, region, vendor, config_.handshake_round_trips);
+}
+
+void ClientPopulation::send(std::uint64_t token, std::optional<RegionIndex> region, std::size_t vendor,
+                            std::uint32_t handshake_round_trips) {
+  if (cdn_ != nullptr) {
+    cdn_->serve(token, vendor, handshake_round_trips);
+    return;
+  }
   Job job{this, token, now()};
-  job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
+  job.setup_round_trips = static_cast<std::uint8_t>(handshake_round_trips);
   if (const auto failure = target_.submit(job, zone_, region, affinity_zone_)) on_served(token, *failure);
 }
 
 void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failure) {
   Slot& slot = slots_[index];
   if (dns_ != nullptr) dns_->attempt_failed(slot.dns_client);
+  if (slot.connected) {  // the client drops a connection a request failed on (reset, refused, timed out)
+    Connection& connection = connections_[slot.connection];
+    if (connection.open && connection.generation == slot.connection_generation) close_connection(connection, true);
+    slot.connected = false;
+  }
   const SimTime t = now();
   if (slot.attempt >= retry_.attempts() || !retry_.retries(failure)) {
     fail(index, failure);
@@ -249,6 +367,10 @@ void ClientPopulation::stop() {
   rec.kpi("client.in_flight", labels, static_cast<double>(in_flight_));
   rec.kpi("client.retries", labels, static_cast<double>(retries_));
   rec.kpi("client.retries_denied", labels, static_cast<double>(retries_denied_));
+  if (config_.connections) {
+    rec.kpi("client.connections_opened", labels, static_cast<double>(connections_opened_));
+    rec.kpi("client.connection_resets", labels, static_cast<double>(connection_resets_));
+  }
   const std::uint64_t finished = succeeded_ + failed_total();
   rec.kpi("client.availability", labels, finished == 0 ? 1.0 : static_cast<double>(succeeded_) / finished);
   if (succeeded_ > 0) {

@@ -26,6 +26,9 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service.h"
+#include "models/traffic/cdn_config.h"
+#include "models/traffic/cdn_edges.h"
+#include "models/traffic/connections_config.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/geo_router.h"
 #include "models/traffic/retry_budget.h"
@@ -46,6 +49,8 @@ struct ClientPopulationConfig {
   std::uint32_t handshake_round_trips = 0;
   std::optional<GeoRoutingConfig> routing;
   RetryPolicyConfig retry;
+  std::optional<CdnConfig> cdn;
+  std::optional<ConnectionsConfig> connections;
 
   static constexpr std::string_view kTypeName = "ClientPopulation";
   static constexpr auto fields() {
@@ -70,6 +75,15 @@ struct ClientPopulationConfig {
               "Geo routing to a region (absent: the entry service's balancer spreads requests over all its "
               "zones)."),
         field("retry", &ClientPopulationConfig::retry, "How failed attempts are retried (default: they are not)."),
+        field("cdn", &ClientPopulationConfig::cdn,
+              "The site is behind CDNs: requests go to the edge of the vendor the site's CNAME names (cached like "
+              "any answer, see routing.dns), which serves hits and pulls misses from the origin regions "
+              "(absent: requests go to the origin directly)."),
+        field("connections", &ClientPopulationConfig::connections,
+              "Long-lived connections: each is pinned to the region (and CDN vendor) resolved when it opened "
+              "until it closes (lifetime, request count, or a failed request), so DNS changes reach them only "
+              "then; handshakeRoundTrips is paid per new connection (absent: every request resolves and "
+              "connects)."),
     };
   }
 
@@ -100,6 +114,8 @@ class ClientPopulation : public Component, public JobOwner {
   void track_trailing_p99(Duration length) { trailing_p99_ = length; }
   // config.affinityZone resolved: requests prefer that zone (Service::submit's preferred_zone).
   void set_affinity_zone(std::optional<ZoneIndex> zone) { affinity_zone_ = zone; }
+  // With cdn: requests go to the edges, which answer through on_served.
+  void use_cdn(CdnEdges* cdn) { cdn_ = cdn; }
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
 
@@ -129,6 +145,13 @@ class ClientPopulation : public Component, public JobOwner {
     SimTime started{};
     EventId timeout;        // the whole request
     EventId attempt_timer;  // the attempt's timeout, or the backoff wait
+    EventId dns_wait;       // the attempt waits for its client's resolver
+    bool dns_waiting = false;
+    // With connections: the one the request uses (kept for its retries) and the incarnation the
+    // attempt was sent on (connected: it was).
+    std::uint32_t connection = 0;
+    std::uint32_t connection_generation = 0;
+    bool connected = false;
     std::uint32_t next_free = 0;
   };
 
@@ -137,6 +160,21 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint32_t allocate();
   void release(std::uint32_t index);
   void start_attempt(std::uint32_t index);
+  // Looks the target up (a kept-alive connection, DNS, geo routing) and sends the attempt.
+  void dispatch(std::uint32_t index);
+  void send(std::uint64_t token, std::optional<RegionIndex> region, std::size_t vendor,
+            std::uint32_t handshake_round_trips);
+
+  // A long-lived connection (config.connections).
+  struct Connection {
+    bool open = false;
+    std::optional<RegionIndex> region;
+    std::size_t vendor = 0;
+    SimTime opened{};
+    std::uint32_t requests = 0;
+    std::uint32_t generation = 0;
+  };
+  void close_connection(Connection& connection, bool reset);
   void attempt_failed(std::uint32_t index, AttemptFailure failure);
   void fail(std::uint32_t index, Cause cause);
 
@@ -147,12 +185,16 @@ class ClientPopulation : public Component, public JobOwner {
   std::optional<GeoRouter> router_;
   DnsCaches* dns_ = nullptr;
   std::function<void(RegionIndex)> routed_;
+  CdnEdges* cdn_ = nullptr;
   RetryPolicy retry_;
   std::optional<RetryBudget> budget_;
   ArrivalProcess arrivals_;
   Duration metrics_window_;
   std::optional<Duration> trailing_p99_;
   std::vector<Slot> slots_;
+  std::vector<Connection> connections_;
+  std::uint64_t connections_opened_ = 0;
+  std::uint64_t connection_resets_ = 0;
   std::uint32_t free_head_ = 0;  // 1-based, 0: none
 
   std::uint64_t offered_ = 0;
@@ -164,6 +206,7 @@ class ClientPopulation : public Component, public JobOwner {
 
   std::optional<WindowedMetrics> metrics_;
   CounterId offered_counter_, succeeded_counter_, retries_counter_;
+  CounterId connections_opened_counter_, connection_resets_counter_;
   std::array<CounterId, static_cast<std::size_t>(Cause::kCount)> failed_counters_{};
   LatencyId latency_;
   GaugeId in_flight_gauge_;

@@ -95,7 +95,7 @@ const BadCase kBadCases[] = {
      "link:restore, link:degrade, traffic:cut, service:scale, pods:kill, service:slow, routing:weight, "
      "routing:switch, hpa:compensate, "
      "deployment:compensate, deployment:policy, deployment:restart, deployment:scale, database:kill, "
-     "database:failover, ... 1 more)"},
+     "database:failover, ... 2 more)"},
     // Network fidelity: a bulk copy needs it, and a route.
     {"transfer_without_flows",
      "tests/data/scenarios/bad/transfer_without_flows.yaml:18:30: spec.timeline[0].action: flow:transfer is a flow "
@@ -163,6 +163,27 @@ const BadCase kBadCases[] = {
     {"ship_interval_not_async",
      "tests/data/scenarios/bad/ship_interval_not_async.yaml:17:23: spec.topology.databases[0].shipInterval: "
      "expected only with async replication (a commit waits for no batch), got sync"},
+    {"dns_provider_unknown_zone",
+     "tests/data/scenarios/bad/dns_provider_unknown_zone.yaml:30:42: spec.load[0].routing.dns.providers[1].zones[0]: unknown zone \"us-east-1c\", "
+     "did you mean \"us-east-1a\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"dns_query_timeout_above_resolution",
+     "tests/data/scenarios/bad/dns_query_timeout_above_resolution.yaml:29:25: spec.load[0].routing.dns.queryTimeout: "
+     "expected at most resolutionTimeout"},
+    {"cdn_without_zone",
+     "tests/data/scenarios/bad/cdn_without_zone.yaml:29:9: spec.load[0].cdn: expected a population zone with cdn (the round "
+     "trips to the edges are measured from it)"},
+    {"cdn_backup_without_health_check",
+     "tests/data/scenarios/bad/cdn_backup_without_health_check.yaml:32:17: spec.load[0].cdn.backup: expected "
+     "routing.healthCheck: the backup takes over when it finds every origin region unhealthy"},
+    {"cdn_vendor_unknown_zone",
+     "tests/data/scenarios/bad/cdn_vendor_unknown_zone.yaml:32:36: spec.load[0].cdn.vendors[1].zone: unknown zone \"eu-west-2b\", "
+     "did you mean \"eu-west-1b\"? (zones: eu-west-1a, eu-west-1b, us-east-1a)"},
+    {"connections_zero_count",
+     "tests/data/scenarios/bad/connections_zero_count.yaml:27:28: spec.load[0].connections.count: expected a "
+     "positive unsigned integer, got \"0\""},
+    {"cdn_fail_unknown_vendor",
+     "tests/data/scenarios/bad/cdn_fail_unknown_vendor.yaml:35:24: spec.timeline[0].target.vendor: unknown CDN "
+     "vendor \"vendor-b\", did you mean \"vendor-a\"? (CDN vendors: vendor-a)"},
     {"replicas_unknown_zone",
      "tests/data/scenarios/bad/replicas_unknown_zone.yaml:20:27: spec.topology.services[1].replicas[0].zone: "
      "unknown zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)"},

@@ -66,6 +66,7 @@ spec:
         service: ""
         population: ""
         database: ""
+        vendor: ""
   objectives:
     successRatio: 99.9%
     population: ""
