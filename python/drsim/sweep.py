@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from drsim import _core
+from drsim.errors import ScenarioError
 from drsim.figures import kpi_names, missing_kpis, run_figures
 from drsim.scenario import Scenario, Source, Until, _check_seed, _override_text, _until_ns, load
 from drsim.sweep_folder import SweepFolder, SweepFolderError
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["sweep", "Sweep", "RunTask", "run_task", "SweepRunError", "SweepFolderError", "SweepWorkerLost"]
 
 #: Columns of :attr:`Sweep.runs` besides the grid paths and the figures.
-_OWN_COLUMNS = ("run", "seed", "wall_s")
+_OWN_COLUMNS = ("run", "seed", "complete", "stop_reason", "wall_s")
 
 
 class SweepRunError(RuntimeError):
@@ -85,7 +86,9 @@ def _load(task: RunTask) -> Scenario:
 
 
 def run_task(task: RunTask) -> dict[str, Any]:
-    """Runs one task and returns ``{"figures": {name: float}, "wall_s": float}``.
+    """Runs one task and returns ``{"figures": {name: float}, "complete": bool,
+    "stop_reason": str, "wall_s": float}`` (``complete`` is False when a
+    guard of ``spec.guards`` stopped the run early; ``stop_reason`` says which).
 
     The function a sweep sends to its workers (local processes or Dask); any
     error is raised as :class:`SweepRunError` naming the run."""
@@ -97,7 +100,9 @@ def run_task(task: RunTask) -> dict[str, Any]:
         raise SweepRunError(
             f"run {task.key} (seed {task.seed}, overrides {list(task.overrides)}) failed: {type(e).__name__}: {e}"
         ) from None
-    return {"figures": figures, "wall_s": time.perf_counter() - started}
+    outcome = result.outcome
+    return {"figures": figures, "complete": bool(outcome.complete), "stop_reason": str(outcome.reason),
+            "wall_s": time.perf_counter() - started}
 
 
 # ---- the grid ------------------------------------------------------------------
@@ -171,9 +176,11 @@ class Sweep:
     (the value as given), ``seed``, the figures of :mod:`drsim.figures`
     (``<step>.detection_s``, ``.traffic_switch_s``, ``.rto_s``, ``.rpo_s``,
     ``.switch_errors``, ``.errors``, ``.success_ratio`` per fault step;
-    ``objectives.passed`` and ``objectives.failed``; each KPI asked for) and
-    ``wall_s`` (the run's wall time in its worker: the only column that is
-    not deterministic). ``executed``: how many runs this call ran; the others
+    ``objectives.passed`` and ``objectives.failed``; each KPI asked for),
+    ``complete`` (False when a guard of ``spec.guards`` stopped the run
+    before its horizon: its figures cover only part of it), ``stop_reason``
+    (``Result.outcome.reason``) and ``wall_s`` (the run's wall time in its
+    worker: the only column that is not deterministic). ``executed``: how many runs this call ran; the others
     were read back from ``out``.
     """
 
@@ -280,7 +287,13 @@ def sweep(
     tasks: list[RunTask] = []
     for c, indexes in enumerate(combinations):
         overrides = [f"{p}={axes[p][1][i]}" for p, i in zip(paths, indexes)]
-        combined = base.with_overrides(overrides)
+        try:
+            combined = base.with_overrides(overrides)
+        except ScenarioError as e:
+            # The loader names the YAML path it resolved (spec.load[0]...);
+            # the override the user wrote is named too, keeping the
+            # message's leading file:line:col.
+            raise ScenarioError(f"{e}\n(grid combination {c}: {', '.join(overrides)})", e.diagnostics) from None
         for seed in seed_values:
             tasks.append(RunTask(key=f"{c}-{seed}", text=core.source_text, source_name=core.source_file,
                                  base_dir=core.base_dir, overrides=tuple(combined.overrides), seed=seed,
@@ -297,7 +310,6 @@ def sweep(
             "seeds": list(seed_values),
             "until": None if until_ns is None else _core.format_duration_ns(until_ns),
             "kpis": kpi_list,
-            "runs": len(tasks),
         }
         folder = SweepFolder.open(out, manifest)
         keys = {t.key for t in tasks}
@@ -314,7 +326,7 @@ def sweep(
         bar = tqdm(total=len(tasks), initial=len(records), desc="drsim.sweep", unit="run")
     key_of = lambda t: t.key  # noqa: E731
     runner = (run_dask(todo, _task, key=key_of, client=client) if client is not None
-              else run_local(todo, _task, key=key_of, workers=workers or 1)) if todo else iter(())
+              else run_local(todo, _task, key=key_of, workers=workers or 1)) if todo else (x for x in ())
     executed = 0
     try:
         with contextlib.closing(runner):  # type: ignore[arg-type]
@@ -326,6 +338,8 @@ def sweep(
                     "seed": task.seed,
                     "overrides": {p: axes[p][1][i] for p, i in zip(paths, combinations[c])},
                     "figures": value["figures"],
+                    "complete": value["complete"],
+                    "stop_reason": value["stop_reason"],
                     "wall_s": value["wall_s"],
                 }
                 if folder is not None:
@@ -352,14 +366,21 @@ def sweep(
         row["seed"] = task.seed
         for name, v in record["figures"].items():
             row[name] = math.nan if v is None else float(v)
+        row["complete"] = bool(record["complete"])
+        row["stop_reason"] = str(record["stop_reason"])
         row["wall_s"] = float(record["wall_s"])
         rows.append(row)
     missing = missing_kpis([r["figures"] for r in records.values()], kpi_list)
     if missing:
         raise ValueError(f"no run recorded the KPI(s) {', '.join(map(repr, missing))}")
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame([{k: v for k, v in r.items() if k not in axes} for r in rows])
+    for p in paths:
+        # The values as given: pandas would read "90s" next to a timedelta as a
+        # duration, so a column is only converted when all its values agree.
+        frame[p] = pd.Series([r[p] for r in rows], dtype=object).infer_objects()
     front = ["run", *paths, "seed"]
-    frame = frame[front + [c for c in frame.columns if c not in front and c != "wall_s"] + ["wall_s"]]
+    back = ["complete", "stop_reason", "wall_s"]
+    frame = frame[front + [c for c in frame.columns if c not in front and c not in back] + back]
     return Sweep(
         scenario=base,
         grid={p: list(axes[p][0]) for p in paths},
