@@ -35,7 +35,7 @@ from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError
 from drsim.result import Outcome, Result
 from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
-from drsim.sweep import Sweep, sweep
+from drsim.sweep import Sweep, SweepFolderError, SweepRunError, SweepWorkerLost, sweep
 
 __version__: str = _core.__version__
 
@@ -65,6 +65,9 @@ __all__ = [
     "report",
     "sweep",
     "Sweep",
+    "SweepRunError",
+    "SweepWorkerLost",
+    "SweepFolderError",
 ]
 # drsim.compare, drsim.report and drsim.sweep are the functions (the modules of the same
 # name stay reachable as ``from drsim.compare import ...`` through
