@@ -7,11 +7,14 @@ one run per (combination, seed), on all local cores or on a Dask cluster,
 and returns one row of figures per run. Moving from a laptop to a cluster is
 one argument (``client=``); nothing else changes and the rows are the same.
 
-What travels to a worker is plain data (:class:`RunTask`: the scenario's
-text, its base directory for relative topology paths, the override text,
-the seed); what comes back is a dict of floats (:mod:`drsim.figures`). A
-:class:`drsim.Result` never crosses a process boundary: it cannot be pickled
-and holds far more than a sweep keeps.
+What travels to a worker is plain data (:class:`RunTask`: the resolved
+YAML of the run's combination, with its topology and CSV inputs written
+inline, and the seed), so a worker needs no scenario file: a Dask worker on
+another machine runs it as it is (``Scenario.to_yaml()`` loads back to the
+same runs, event for event, for every shipped scenario). What comes back is
+a dict of floats (:mod:`drsim.figures`): a :class:`drsim.Result` never
+crosses a process boundary; it cannot be pickled and holds far more than a
+sweep keeps.
 """
 
 from __future__ import annotations
@@ -54,10 +57,9 @@ class RunTask(NamedTuple):
     """One run, as plain data that pickles to any worker."""
 
     key: str  #: ``<combination>-<seed>``, e.g. ``"3-17"``
-    text: str  #: the scenario's YAML source text
-    source_name: str  #: its file name (or ``<text>``), for error messages
-    base_dir: str  #: the directory relative paths in it resolve against
-    overrides: tuple[str, ...]  #: the scenario's own overrides, then the combination's, as ``path=value``
+    text: str  #: the combination's resolved scenario (``Scenario.to_yaml()``: self-contained)
+    source_name: str  #: the scenario's file name (or ``<text>``), for error messages
+    overrides: tuple[str, ...]  #: the combination's overrides as ``path=value``, for error messages
     seed: int
     until: Until | None
     kpis: tuple[str, ...] | None
@@ -67,16 +69,15 @@ class RunTask(NamedTuple):
 
 # Scenarios loaded in this worker process, most recent last: a worker runs
 # many seeds of one combination, and loading is the same every time.
-_LOADED: collections.OrderedDict[tuple[str, str, str, tuple[str, ...]], Scenario] = collections.OrderedDict()
+_LOADED: collections.OrderedDict[str, Scenario] = collections.OrderedDict()
 _LOADED_MAX = 16
 
 
 def _load(task: RunTask) -> Scenario:
-    cache_key = (task.text, task.source_name, task.base_dir, task.overrides)
+    cache_key = task.text
     scenario = _LOADED.get(cache_key)
     if scenario is None:
-        scenario = Scenario(_core.load_text(task.text, list(task.overrides), source_name=task.source_name,
-                                            base_dir=task.base_dir))
+        scenario = Scenario(_core.load_text(task.text, [], source_name=f"{task.source_name} (resolved)"))
         _LOADED[cache_key] = scenario
         while len(_LOADED) > _LOADED_MAX:
             _LOADED.popitem(last=False)
@@ -118,7 +119,7 @@ def _grid_values(grid: Mapping[str, Any]) -> dict[str, tuple[list[Any], list[str
             raise TypeError(f"grid keys are override paths such as 'spec.timeline[fail-a].at', not {path!r}")
         if path != path.strip() or "=" in path:
             raise ValueError(f"grid key {path!r} is not an override path (no '=', no surrounding spaces)")
-        if path in ("spec.seed", "spec.seed "):
+        if path == "spec.seed":
             raise ValueError("grid['spec.seed']: vary the seed with seeds=, not the grid")
         if path in _OWN_COLUMNS:
             raise ValueError(f"grid key {path!r} would clash with the sweep's own column of that name")
@@ -283,7 +284,6 @@ def sweep(
     # Every combination loads here, before any run: a bad one fails now.
     paths = list(axes)
     combinations = list(itertools.product(*(range(len(axes[p][0])) for p in paths)))
-    core = base._core
     tasks: list[RunTask] = []
     for c, indexes in enumerate(combinations):
         overrides = [f"{p}={axes[p][1][i]}" for p, i in zip(paths, indexes)]
@@ -294,10 +294,11 @@ def sweep(
             # the override the user wrote is named too, keeping the
             # message's leading file:line:col.
             raise ScenarioError(f"{e}\n(grid combination {c}: {', '.join(overrides)})", e.diagnostics) from None
+        text = combined.to_yaml()
         for seed in seed_values:
-            tasks.append(RunTask(key=f"{c}-{seed}", text=core.source_text, source_name=core.source_file,
-                                 base_dir=core.base_dir, overrides=tuple(combined.overrides), seed=seed,
-                                 until=until, kpis=tuple(kpi_list) if kpi_list is not None else None))
+            tasks.append(RunTask(key=f"{c}-{seed}", text=text, source_name=base.source_file,
+                                 overrides=tuple(overrides), seed=seed, until=until,
+                                 kpis=tuple(kpi_list) if kpi_list is not None else None))
 
     records: dict[str, dict[str, Any]] = {}
     folder: SweepFolder | None = None
@@ -306,7 +307,9 @@ def sweep(
             "scenario": base.name,
             "scenario_sha256": _scenario_hash(base),
             "drsim_version": _core.__version__,
-            "grid": {p: axes[p][1] for p in paths},
+            # A list, not a mapping: the order of the paths numbers the
+            # combinations, so the same grid in another order is another sweep.
+            "grid": [[p, axes[p][1]] for p in paths],
             "seeds": list(seed_values),
             "until": None if until_ns is None else _core.format_duration_ns(until_ns),
             "kpis": kpi_list,

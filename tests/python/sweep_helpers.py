@@ -34,3 +34,10 @@ def kill_always(task: RunTask, *, run: str) -> dict[str, Any]:
     if task.key == run:
         os.kill(os.getpid(), signal.SIGKILL)
     return run_task(task)
+
+
+def fail_on(task: RunTask, *, run: str) -> dict[str, Any]:
+    """Gives run ``run`` a seed the engine refuses, so that run raises."""
+    if task.key == run:
+        task = task._replace(seed=-1)
+    return run_task(task)

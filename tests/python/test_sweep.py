@@ -113,7 +113,10 @@ def test_bad_input_fails_before_any_run(scenario: drsim.Scenario, tmp_path: path
     assert ran == [] and not (tmp_path / "never").exists()
 
 
-def test_an_empty_grid_sweeps_the_seeds_only(scenario: drsim.Scenario) -> None:
+def test_an_empty_grid_sweeps_the_seeds_only(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    # Workers get the resolved scenario, topology inline: the relative
+    # topology path of the file does not need to resolve from where they run.
+    monkeypatch.chdir(tmp_path)
     sw = drsim.sweep(TWO_CELL, {}, range(2), workers=1, progress=False, until="3m")
     assert list(sw.runs["run"]) == ["0-0", "0-1"] and sw.grid == {}
     assert list(sw.runs.columns[:2]) == ["run", "seed"]
@@ -139,7 +142,7 @@ def test_results_folder_format(scenario: drsim.Scenario, clean: drsim.Sweep, tmp
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "runs.jsonl"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["format"] == "drsim-sweep/1"
-    assert manifest["grid"] == {CHECKS: ["10s", "30s"], AT: ["1m", "90s"]}
+    assert manifest["grid"] == [[CHECKS, ["10s", "30s"]], [AT, ["1m", "90s"]]]
     assert manifest["seeds"] == [3, 1] and manifest["until"] is None
     assert manifest["kpis"] == ["client.availability"] and len(manifest["scenario_sha256"]) == 64
     lines = (out / "runs.jsonl").read_text().splitlines()
@@ -187,6 +190,11 @@ def test_a_folder_of_another_sweep_is_refused(scenario: drsim.Scenario, tmp_path
     drsim.sweep(scenario, {AT: ["90s"]}, [0], out=out, workers=1, progress=False)
     with pytest.raises(SweepFolderError, match="holds a different sweep \\(grid differs\\)"):
         drsim.sweep(scenario, {AT: ["95s"]}, [0], out=out, workers=1, progress=False)
+    with pytest.raises(SweepFolderError, match="grid differs"):  # the order of the paths numbers the runs
+        drsim.sweep(scenario, {AT: ["90s"], CHECKS: ["10s"]}, [0], out=out, workers=1, progress=False)
+    drsim.sweep(scenario, {CHECKS: ["10s"], AT: ["90s"]}, [0], out=tmp_path / "two", workers=1, progress=False)
+    with pytest.raises(SweepFolderError, match="grid differs"):
+        drsim.sweep(scenario, {AT: ["90s"], CHECKS: ["10s"]}, [0], out=tmp_path / "two", workers=1, progress=False)
     with pytest.raises(SweepFolderError, match="seeds differs"):
         drsim.sweep(scenario, {AT: ["90s"]}, [0, 1], out=out, workers=1, progress=False)
     with pytest.raises(SweepFolderError, match="scenario_sha256 differs"):
@@ -197,6 +205,15 @@ def test_a_folder_of_another_sweep_is_refused(scenario: drsim.Scenario, tmp_path
     (other / "notes.txt").write_text("mine")
     with pytest.raises(SweepFolderError, match="is not empty and has no manifest.json \\(notes.txt\\)"):
         drsim.sweep(scenario, {AT: ["90s"]}, [0], out=other, workers=1, progress=False)
+
+
+def test_a_run_that_raises_stops_the_sweep(scenario: drsim.Scenario, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "sweep"
+    task = functools.partial(sweep_helpers.fail_on, run="1-0")
+    message = r"run 1-0 \(seed -1, overrides .*at=90s'\]\) failed: ValueError: seed must be"
+    with pytest.raises(drsim.SweepRunError, match=message):
+        drsim.sweep(scenario, {AT: ["70s", "90s"]}, [0], out=out, workers=1, progress=False, _task=task)
+    assert "1-0" not in (out / "runs.jsonl").read_text()
 
 
 # ---- lost workers -------------------------------------------------------------------
