@@ -79,8 +79,12 @@ def test_a_row_holds_the_figures_of_that_run(scenario: drsim.Scenario, clean: dr
 def test_bad_input_fails_before_any_run(scenario: drsim.Scenario, tmp_path: pathlib.Path) -> None:
     ran = []
     kw = dict(progress=False, on_run=ran.append, out=tmp_path / "never")
-    with pytest.raises(drsim.ScenarioError, match=r"(?s)unknown key \"healthChek\".*grid combination 0: spec\.load\[spain\]\.routing\.healthChek\.requestInterval=10s"):
-        drsim.sweep(scenario, {"spec.load[spain].routing.healthChek.requestInterval": ["10s"]}, [0], **kw)
+    typo = "spec.load[spain].routing.healthChek.requestInterval"
+    # The loader's file:line:col line names the resolved path; the last line the override as written.
+    message = (r"(?s)^.*two_cell_region_failover.yaml: .*unknown key \"healthChek\""
+               r".*\n\(grid combination 0: spec\.load\[spain\]\.routing\.healthChek")
+    with pytest.raises(drsim.ScenarioError, match=message):
+        drsim.sweep(scenario, {typo: ["10s"]}, [0], **kw)
     # Each value alone loads; only the second combination's value is bad.
     with pytest.raises(drsim.ScenarioError, match=r"requestInterval=soon"):
         drsim.sweep(scenario, {CHECKS: ["10s", "soon"]}, [0], **kw)
