@@ -138,7 +138,8 @@ def test_two_processes_give_the_rows_of_one(scenario: drsim.Scenario, clean: drs
 # ---- the results folder and resuming ----------------------------------------------
 
 
-def test_results_folder_format(scenario: drsim.Scenario, clean: drsim.Sweep, tmp_path: pathlib.Path) -> None:
+def test_results_folder_format(scenario: drsim.Scenario, clean: drsim.Sweep, tmp_path: pathlib.Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "sweep"
     sw = drsim.sweep(scenario, GRID, SEEDS, out=out, workers=2, progress=False, kpis=["client.availability"])
     assert sw.out == out
@@ -158,9 +159,12 @@ def test_results_folder_format(scenario: drsim.Scenario, clean: drsim.Sweep, tmp
     assert r["figures"]["ireland-cell-deleted.rpo_s"] is None and r["complete"] is True
     assert r["figures"]["ireland-cell-deleted.rto_s"] == clean.runs.set_index("run").loc["3-1",
                                                                                           "ireland-cell-deleted.rto_s"]
-    # Everything is done: running it again reads the folder and runs nothing.
-    again = drsim.sweep(scenario, GRID, SEEDS, out=out, workers=2, progress=False, kpis=["client.availability"])
+    # Everything is done: running it again reads the folder and runs nothing;
+    # the progress bar starts (and ends) at the runs read back.
+    again = drsim.sweep(scenario, GRID, SEEDS, out=out, workers=2, progress=True, kpis=["client.availability"])
     assert again.executed == 0
+    err = capsys.readouterr().err
+    assert "drsim.sweep" in err and "8/8" in err, err
     pd.testing.assert_frame_equal(again.runs, sw.runs)
 
 
