@@ -17,6 +17,8 @@
     cmp = drsim.compare(scenario, {"base": {}, "late": {"spec.seed": 9}}, seeds=range(5))
     cmp.table                                                     # mean and 95% CI per variant
     drsim.report(result, "report.html")                           # one self-contained HTML file
+    sw = drsim.sweep(scenario, {"spec.timeline[fail-a].at": ["5m", "10m"]}, seeds=range(100), out="sweep/")
+    sw.runs                                                       # one row per (combination, seed)
 
 Bad scenario input raises :class:`drsim.ScenarioError` (a ``ValueError``)
 whose message starts with ``file:line:col``.
@@ -33,6 +35,7 @@ from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError
 from drsim.result import Outcome, Result
 from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
+from drsim.sweep import Sweep, SweepFolderError, SweepRunError, SweepWorkerLost, sweep
 
 __version__: str = _core.__version__
 
@@ -60,8 +63,13 @@ __all__ = [
     "compare",
     "Comparison",
     "report",
+    "sweep",
+    "Sweep",
+    "SweepRunError",
+    "SweepWorkerLost",
+    "SweepFolderError",
 ]
-# drsim.compare and drsim.report are the functions (the modules of the same
+# drsim.compare, drsim.report and drsim.sweep are the functions (the modules of the same
 # name stay reachable as ``from drsim.compare import ...`` through
 # sys.modules); the command line is ``python3 -m drsim report SOURCE OUT.html``.
 # The N+1 capacity check (analysis/n_plus_one.h, `drsim check`) is not bound

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from drsim.figures import FAULT_FIGURES, kpi_names, missing_kpis, run_figures
 from drsim.scenario import Overrides, Scenario, Source, Until, load
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,14 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from drsim.result import Result
 
 __all__ = ["compare", "Comparison", "t_quantile", "FAULT_FIGURES"]
-
-#: The per-fault figures :func:`compare` summarises, as ``<step>.<figure>``:
-#: from :meth:`Result.fault_figures` (seconds after the step's start, and the
-#: errors during the traffic switch) and :attr:`Result.faults` (errors and
-#: success ratio in the step's counting window).
-FAULT_FIGURES: tuple[str, ...] = (
-    "detection_s", "traffic_switch_s", "rto_s", "rpo_s", "switch_errors", "errors", "success_ratio",
-)
 
 _SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "min", "max", "n"]
 
@@ -108,40 +101,6 @@ def t_quantile(p: float, df: int | float) -> float:
         if hi - lo < 1e-12 * max(1.0, hi):
             break
     return 0.5 * (lo + hi)
-
-
-# ---- per-run figures ---------------------------------------------------------
-
-
-def _kpi_column(name: str, labels: Mapping[str, Any]) -> str:
-    parts = [f"{k}={v}" for k, v in sorted(labels.items()) if isinstance(v, str)]
-    return name + ("{" + ",".join(parts) + "}" if parts else "")
-
-
-def _figures(result: Result, kpis: list[str] | None) -> dict[str, float]:
-    """One run's figures: ``<step>.<figure>`` per fault step, the objectives'
-    verdict counts, and the KPIs asked for (``name{label=value,...}``)."""
-    row: dict[str, float] = {}
-    figures = result.fault_figures()
-    faults = result.faults.set_index("step")
-    for f in figures.itertuples(index=False):
-        for name in FAULT_FIGURES:
-            if hasattr(f, name):
-                row[f"{f.step}.{name}"] = float(getattr(f, name))
-            elif f.step in faults.index:
-                row[f"{f.step}.{name}"] = float(faults.loc[f.step, name])
-    verdicts = result.objectives()
-    row["objectives.passed"] = float(verdicts["passed"].sum())
-    row["objectives.failed"] = float((~verdicts["passed"]).sum())
-    if kpis:
-        table = result.kpis()
-        label_columns = [c for c in table.columns if c not in ("name", "value")]
-        for name in kpis:
-            rows = table[table["name"] == name]
-            for r in rows.itertuples(index=False):
-                labels = {c: getattr(r, c) for c in label_columns if isinstance(getattr(r, c), str)}
-                row[_kpi_column(name, labels)] = float(r.value)
-    return row
 
 
 # ---- the comparison ----------------------------------------------------------
@@ -273,12 +232,7 @@ def compare(
     seed_values = _seeds(seeds)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    kpi_names: list[str] | None = None
-    if kpis is not None:
-        kpi_names = [kpis] if isinstance(kpis, str) else list(kpis)
-        for k in kpi_names:
-            if not isinstance(k, str):
-                raise TypeError(f"kpis are KPI names (str), got {k!r}")
+    kpi_list = kpi_names(kpis)
     if workers is None:
         workers = min(8, os.cpu_count() or 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -304,13 +258,11 @@ def compare(
 
     rows = []
     for (name, seed), result in zip(jobs, results):
-        figures = _figures(result, kpi_names)
+        figures = run_figures(result, kpi_list)
         rows.append({"variant": name, "seed": seed, **figures})
-    if kpi_names:
-        found = {c.split("{")[0] for row in rows for c in row}
-        missing = [k for k in kpi_names if k not in found]
-        if missing:
-            raise ValueError(f"no run recorded the KPI(s) {', '.join(map(repr, missing))}")
+    missing = missing_kpis(rows, kpi_list)
+    if missing:
+        raise ValueError(f"no run recorded the KPI(s) {', '.join(map(repr, missing))}")
     runs = pd.DataFrame(rows)
     # Columns in first-seen order; a figure absent from a run (e.g. a fault
     # step past a variant's horizon) is NaN there.
