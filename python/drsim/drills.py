@@ -30,12 +30,17 @@ Measures (a row's ``measure``), all read from the recorded run:
 - ``{event: KIND, after: STEP, component: C, detail: TEXT}``: seconds from the
   step's start to the first event of that kind at or after it (component and a
   substring of the detail optional).
-- ``{series: METRIC, labels: {...}, reduce: max|min|mean|sum|last_nonzero, from_s, to_s}``:
-  a series reduced over a span (``last_nonzero``: the time of the last
-  non-zero point, minus ``from_s``).
+- ``{success_ratio: POP, from_s: A, to_s: B}``: succeeded / (succeeded +
+  failed) of the population over the windows starting in [A, B).
+- ``{series: METRIC, labels: {...}, reduce: R, from_s, to_s}``: a series
+  reduced over a span: ``max``, ``min``, ``mean``, ``sum``; ``first_nonzero``
+  (the first non-zero point's time) and ``zero_from`` (the start of the first
+  window from which the series stays zero: the point after the last non-zero
+  one), both minus ``from_s``.
 
-Any measure may add ``minus: {another measure}``: the difference of the two
-(zone B's latency minus zone A's, say).
+Any measure may add ``minus: {another measure}`` or ``plus: {another
+measure}``: the difference or sum of the two (zone B's latency minus zone
+A's; a planned switch's time plus the cut's recovery).
 
 Values are in seconds, counts or fractions; a row's ``unit`` (``s``, ``ms``,
 ``count``, ``%``, ``writes``) says how the table prints them and what unit its
@@ -74,7 +79,10 @@ _FAULT_FIELDS = {
 }
 
 
-_REDUCERS = ("max", "min", "mean", "sum", "last_nonzero")
+_REDUCERS = ("max", "min", "mean", "sum", "first_nonzero", "zero_from")
+
+
+_MEASURES = ("fault", "latency_mean", "failures", "success_ratio", "kpi", "event", "series")
 
 
 class LibraryError(ValueError):
@@ -130,23 +138,22 @@ def _require(mapping: dict[str, Any], key: str, where: str, kind: type | tuple[t
 
 
 def _check_measure(measure: dict[str, Any], where: str) -> None:
-    kinds = [k for k in ("fault", "latency_mean", "failures", "kpi", "event", "series") if k in measure]
+    kinds = [k for k in _MEASURES if k in measure]
     if len(kinds) != 1:
-        raise LibraryError(
-            f"{where}: expected exactly one of fault, latency_mean, failures, kpi, event, series; got {sorted(measure)}"
-        )
+        raise LibraryError(f"{where}: expected exactly one of {', '.join(_MEASURES)}; got {sorted(measure)}")
     if kinds[0] == "fault" and measure.get("field") not in _FAULT_FIELDS:
         raise LibraryError(f"{where}.field: expected one of {', '.join(sorted(_FAULT_FIELDS))}")
-    if kinds[0] in ("latency_mean", "failures") and not ("from_s" in measure and "to_s" in measure):
+    if kinds[0] in ("latency_mean", "failures", "success_ratio") and not ("from_s" in measure and "to_s" in measure):
         raise LibraryError(f"{where}: {kinds[0]} needs from_s and to_s")
     if kinds[0] == "event" and "after" not in measure:
         raise LibraryError(f"{where}: event needs after (a timeline step)")
     if kinds[0] == "series" and measure.get("reduce") not in _REDUCERS:
         raise LibraryError(f"{where}.reduce: expected one of {', '.join(_REDUCERS)}")
-    if "minus" in measure:
-        if not isinstance(measure["minus"], dict):
-            raise LibraryError(f"{where}.minus: expected a measure")
-        _check_measure(measure["minus"], f"{where}.minus")
+    for combine in ("minus", "plus"):
+        if combine in measure:
+            if not isinstance(measure[combine], dict):
+                raise LibraryError(f"{where}.{combine}: expected a measure")
+            _check_measure(measure[combine], f"{where}.{combine}")
 
 
 def load_library(path: str | pathlib.Path, root: str | pathlib.Path | None = None) -> Library:
@@ -231,9 +238,14 @@ def _labels_match(frame: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
 
 def measure(result: Result, m: dict[str, Any]) -> float:
     """One figure from a run (NaN when the run has none: never switched, ...)."""
-    if "minus" in m:
-        own = {k: v for k, v in m.items() if k != "minus"}
-        return measure(result, own) - measure(result, m["minus"])
+    if "minus" in m or "plus" in m:
+        own = {k: v for k, v in m.items() if k not in ("minus", "plus")}
+        value = measure(result, own)
+        if "minus" in m:
+            value -= measure(result, m["minus"])
+        if "plus" in m:
+            value += measure(result, m["plus"])
+        return value
     if "fault" in m:
         figures = result.fault_figures()
         rows = figures[figures["step"] == m["fault"]]
@@ -249,6 +261,11 @@ def measure(result: Result, m: dict[str, Any]) -> float:
         return float((joined["value_n"] * joined["value_mean"]).sum() / n) if n > 0 else math.nan
     if "failures" in m:
         return float(_population_windows(result, "client.failed", m["failures"], m["from_s"], m["to_s"])["value"].sum())
+    if "success_ratio" in m:
+        pop = m["success_ratio"]
+        ok = _population_windows(result, "client.succeeded", pop, m["from_s"], m["to_s"])["value"].sum()
+        bad = _population_windows(result, "client.failed", pop, m["from_s"], m["to_s"])["value"].sum()
+        return float(ok / (ok + bad)) if ok + bad > 0 else math.nan
     if "kpi" in m:
         return result.kpi(m["kpi"], **m.get("labels", {}))
     if "event" in m:
@@ -271,8 +288,15 @@ def measure(result: Result, m: dict[str, Any]) -> float:
         return float(getattr(frame["value"], m["reduce"])()) if not frame.empty else math.nan
     if m["reduce"] == "sum":
         return float(frame["value"].sum())
-    nonzero = frame[frame["value"] != 0]
-    return float(nonzero["t_s"].max() - (from_s if math.isfinite(from_s) else 0)) if not nonzero.empty else math.nan
+    start = from_s if math.isfinite(from_s) else 0.0
+    times = frame.groupby("t_s")["value"].sum()  # several series: their sum per window
+    nonzero = times[times != 0]
+    if m["reduce"] == "first_nonzero":
+        return float(nonzero.index[0] - start) if not nonzero.empty else math.nan
+    if nonzero.empty:
+        return 0.0  # zero from the start of the span
+    after = times.index[times.index > nonzero.index[-1]]
+    return float(after[0] - start) if len(after) else math.nan  # never zero again
 
 
 def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int] | None = None) -> pd.DataFrame:
