@@ -12,18 +12,21 @@
 
 namespace drsim::test_support {
 
+// True when every given label is among the series' labels.
+inline bool has_labels(const Recorder::Series& s, const Labels& labels) {
+  for (const auto& [k, v] : labels) {
+    bool found = false;
+    for (const auto& [k2, v2] : s.labels) found |= (k == k2 && v == v2);
+    if (!found) return false;
+  }
+  return true;
+}
+
 // The points of metric{labels} (all given labels must match), by window start
 // in ns. An empty map (and a test failure) when there is no such series.
 inline std::map<std::int64_t, double> series(const Recorder& rec, std::string_view metric, const Labels& labels) {
   for (const Recorder::Series& s : rec.series_list()) {
-    if (s.metric != metric) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels) {
-      bool found = false;
-      for (const auto& [k2, v2] : s.labels) found |= (k == k2 && v == v2);
-      match &= found;
-    }
-    if (!match) continue;
+    if (s.metric != metric || !has_labels(s, labels)) continue;
     std::map<std::int64_t, double> out;
     for (std::size_t i = 0; i < s.t_ns.size(); ++i) out[s.t_ns[i]] = s.value[i];
     return out;

@@ -45,14 +45,7 @@ constexpr double kDnsAll = 3900, kDnsAllEnd = 4200;
 std::map<double, double> summed(const Recorder& rec, std::string_view metric, const Labels& labels) {
   std::map<double, double> out;
   for (const Recorder::Series& s : rec.series_list()) {
-    if (s.metric != metric) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels) {
-      bool found = false;
-      for (const auto& [k2, v2] : s.labels) found |= (k == k2 && v == v2);
-      match &= found;
-    }
-    if (!match) continue;
+    if (s.metric != metric || !test_support::has_labels(s, labels)) continue;
     for (std::size_t i = 0; i < s.t_ns.size(); ++i) out[static_cast<double>(s.t_ns[i]) / 1e9] += s.value[i];
   }
   return out;

@@ -11,19 +11,14 @@
 #include "models/data/raft_group.h"
 #include "models/service/service.h"
 #include "sim/simulation.h"
+#include "tests/traffic/topology_builders.h"
 
 namespace drsim {
 namespace {
 
 using namespace std::chrono_literals;
 
-LinkConfig link(std::string a, std::string b, Duration rtt) {
-  LinkConfig l;
-  l.name = a + "-" + b;
-  l.between = {a, b};
-  l.rtt = rtt;
-  return l;
-}
+using test_support::link;
 
 // Two serving regions (east, west) and checker sites that each reach them
 // through one link to east only: cutting a site's link silences its probes

@@ -20,19 +20,14 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/client_population.h"
 #include "sim/simulation.h"
+#include "tests/traffic/topology_builders.h"
 
 namespace drsim {
 namespace {
 
 using namespace std::chrono_literals;
 
-LinkConfig link(std::string a, std::string b, Duration rtt) {
-  LinkConfig l;
-  l.name = a + "-" + b;
-  l.between = {a, b};
-  l.rtt = rtt;
-  return l;
-}
+using test_support::link;
 
 struct Chain {
   Simulation sim{SimulationOptions{.seed = 9}};

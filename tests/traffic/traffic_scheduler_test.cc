@@ -10,19 +10,14 @@
 #include "models/service/service.h"
 #include "models/traffic/health_checker.h"
 #include "sim/simulation.h"
+#include "tests/traffic/topology_builders.h"
 
 namespace drsim {
 namespace {
 
 using namespace std::chrono_literals;
 
-LinkConfig link(std::string a, std::string b, Duration rtt) {
-  LinkConfig l;
-  l.name = a + "-" + b;
-  l.between = {a, b};
-  l.rtt = rtt;
-  return l;
-}
+using test_support::link;
 
 // North, east and south (the drill's round trips) and a probe region with
 // three checker zones linked to each of them.
