@@ -306,17 +306,28 @@ TEST(KafkaConsumerGroup, AReturningMemberRejoinsAtOnce) {
   EXPECT_EQ(g.rebalances(), 2u);
 }
 
+// The poll-cadence tests' topic: 4 partitions over zones a and b, 100 records/s produced from zone c.
+TopicConfig hundred_per_second_topic() {
+  TopicConfig c = topic({"a", "b"}, 4, 2);
+  c.producers = {fixed_rate("c", 100)};
+  return c;
+}
+
+// Their group: one member in zone a, 1 ms per record and a 4 s per-batch cost.
+ConsumerGroupConfig one_batching_member() {
+  ConsumerGroupConfig gc = group({{"a", 1}});
+  gc.record_processing_time = 1ms;
+  gc.batch_processing_time = 4s;
+  return gc;
+}
+
 // One member, per-batch cost B = 4 s, 1 ms per record, 100 records/s: utilisation rho = 0.1, so it polls every
 // T = B / (1 - rho) = 4.44 s and a record waits between T and 2T from production to processing.
 TEST(KafkaConsumerGroup, TheBatchCadenceSetsTheLagBetweenProducingAndConsuming) {
   Simulation sim;
   auto& domains = sim.add<FailureDomains>("topology", Topology(three_zones()));
-  TopicConfig c = topic({"a", "b"}, 4, 2);
-  c.producers = {fixed_rate("c", 100)};
-  auto& t = sim.add<KafkaTopic>(c, domains);
-  ConsumerGroupConfig gc = group({{"a", 1}});
-  gc.record_processing_time = 1ms;
-  gc.batch_processing_time = 4s;
+  auto& t = sim.add<KafkaTopic>(hundred_per_second_topic(), domains);
+  ConsumerGroupConfig gc = one_batching_member();
   gc.auto_commit_interval = 1s;  // below T: every poll commits
   auto& g = sim.add<KafkaConsumerGroup>(gc, t, domains);
   const double period = 4.0 / (1 - 0.1);
@@ -342,13 +353,8 @@ TEST(KafkaConsumerGroup, TheBatchCadenceSetsTheLagBetweenProducingAndConsuming) 
 TEST(KafkaConsumerGroup, ACommitIntervalAboveThePollPeriodCommitsEveryOtherPoll) {
   Simulation sim;
   auto& domains = sim.add<FailureDomains>("topology", Topology(three_zones()));
-  TopicConfig c = topic({"a", "b"}, 4, 2);
-  c.producers = {fixed_rate("c", 100)};
-  auto& t = sim.add<KafkaTopic>(c, domains);
-  ConsumerGroupConfig gc = group({{"a", 1}});
-  gc.record_processing_time = 1ms;
-  gc.batch_processing_time = 4s;
-  auto& g = sim.add<KafkaConsumerGroup>(gc, t, domains);
+  auto& t = sim.add<KafkaTopic>(hundred_per_second_topic(), domains);
+  auto& g = sim.add<KafkaConsumerGroup>(one_batching_member(), t, domains);
   const double period = 4.0 / (1 - 0.1);
   double hi = 0;
   for (int s = 60; s < 300; ++s) {
