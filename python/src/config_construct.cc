@@ -1,5 +1,7 @@
 #include "python/src/config_construct.h"
 
+#include <pybind11/pybind11.h>
+
 #include <cstddef>
 #include <set>
 #include <string>
@@ -7,8 +9,6 @@
 #include <type_traits>
 #include <typeindex>
 #include <vector>
-
-#include <pybind11/pybind11.h>
 
 #include "io/config_decode.h"
 #include "io/field_traits.h"
