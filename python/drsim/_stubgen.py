@@ -128,6 +128,7 @@ def _class_stub(cls: type, name: str, value_protocols: bool) -> str:
         out.append(_docstring(cls.__doc__, "    "))
     out.append("    _fields: ClassVar[tuple[str, ...]]\n")
     out.append("    _field_table: ClassVar[tuple[tuple[str, str, str, str, str, bool], ...]]\n")
+    out.append("    _field_input_types: ClassVar[tuple[str, ...]]\n")
     for row in cls._field_table:  # type: ignore[attr-defined]
         out.append("    @property\n")
         out.append(f"    def {row[0]}(self) -> {row[3]}:\n")

@@ -176,6 +176,9 @@ void define_construction(std::set<std::type_index>& done) {
   if constexpr (std::is_same_v<T, Scenario>) {
     // The root is drsim.Scenario's own class, with its own methods.
   } else if constexpr (std::is_same_v<T, ScenarioSpec>) {
+    cls.attr("__doc__") = name + " settings of a loaded scenario (a read-only view). A " + name +
+                          std::string(kRootMessage) +
+                          ". Attributes follow the YAML keys in snake_case; units are described in drsim.config.";
     cls.def(py::init([name](const py::args&, const py::kwargs&) -> T {
               throw py::type_error(name + std::string(kRootMessage));
             }),
