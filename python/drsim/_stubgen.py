@@ -117,6 +117,7 @@ def _constructor_stubs(cls: type, name: str) -> str:
             "        ",
         )
     )
+    out.append("    @staticmethod\n    def _field_defaults() -> tuple[Any, ...]: ...\n")
     # _replace: every field may be left out; a required one may not be unset.
     out += ["    def _replace(\n        self,\n", star, _keyword_parameters(cls, " = ..."), f"    ) -> {name}: ...\n"]
     return "".join(out)

@@ -79,6 +79,7 @@ To change a scenario, derive a new one with :meth:`drsim.Scenario.replace`
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, Iterable, Iterator, NamedTuple, TypeVar, overload
 
@@ -119,6 +120,25 @@ def _repr_pretty_(self: Any, p: Any, cycle: bool) -> None:
         p.text(f"{name}(...)")
         return
     _pretty_items(p, name + "(", ")", ((f + "=", getattr(self, f)) for f in self._fields))
+
+
+def _constructor_signature(cls: type) -> inspect.Signature:
+    """The keyword-only signature of a config class's constructor, for
+    inspect.signature() and so for completion in a running notebook (the
+    compiled __init__ only says ``*args, **kwargs``): what each keyword
+    accepts and, for the fields that may be left out, their default."""
+    params = [
+        inspect.Parameter(
+            row[0],
+            inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if row[5] else default,
+            annotation=annotation,
+        )
+        for row, annotation, default in zip(
+            cls._field_table, cls._field_input_types, cls._field_defaults()  # type: ignore[attr-defined]
+        )
+    ]
+    return inspect.Signature(params, return_annotation=cls.__name__)
 
 
 # The generated classes, exported under their names: drsim.config.Service, ...
@@ -242,3 +262,10 @@ def classes() -> tuple[type, ...]:
     """Every config class, the root scenario's first, in the order they are
     reached from it."""
     return tuple(_core._config_classes)
+
+
+# After ConfigList: the defaults of lists of structs are ConfigLists.
+for _cls in _core._config_classes:
+    if hasattr(_cls, "_field_defaults"):  # not the roots, which are loaded, not built
+        _cls.__signature__ = _constructor_signature(_cls)
+del _cls

@@ -200,6 +200,22 @@ void define_construction(std::set<std::type_index>& done) {
                                  "leaves an optional field unset.";
     cls.def(py::init([](const py::args& args, const py::kwargs& kwargs) { return construct<T>(args, kwargs); }),
             init_doc.c_str());
+    // The value each field takes when it is not given: the struct's own
+    // default, which is where the decoder starts from. drsim.config shows
+    // them in the constructor's inspect.signature (notebook completion).
+    // A function rather than a tuple made here: a list of structs is a
+    // drsim.config.ConfigList, and that module cannot be imported while
+    // _core is being initialised.
+    cls.def_static(
+        "_field_defaults",
+        [] {
+          const py::object defaults = py::cast(T{}, py::return_value_policy::move);
+          py::list values;
+          for_each_field<T>(
+              [&](const auto& f) { values.append(to_view(defaults.cast<const T&>().*f.member, defaults)); });
+          return py::tuple(values);
+        },
+        "The value of each field when it is not given, in _fields order.");
     cls.def(
         "_replace",
         [](const T& self, const py::args& args, const py::kwargs& kwargs) { return replaced(self, args, kwargs); },

@@ -8,6 +8,7 @@ import ast
 import copy
 import datetime
 import gc
+import inspect
 import pathlib
 import pickle
 import re
@@ -346,6 +347,21 @@ def test_ipython_pretty_prints_one_field_per_line(default: drsim.Scenario) -> No
     assert pretty.pretty(config.Backoff(), max_width=79) == "Backoff(base=0.025, max=None)"
     assert pretty.pretty(default.topology.links, max_width=40).startswith("[\n    Link(\n        name='north-east',")
     assert pretty.pretty(ConfigList([]), max_width=40) == "[]"
+
+
+def test_the_constructor_signature_shows_keywords_and_defaults() -> None:
+    signature = inspect.signature(config.RetryPolicy)
+    assert list(signature.parameters) == list(config.RetryPolicy._fields)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
+    built = config.RetryPolicy()
+    assert all(p.default == getattr(built, name) for name, p in signature.parameters.items())
+    assert signature.parameters["per_try_timeout"].annotation == "float | str | timedelta | None"
+    checkers = inspect.signature(config.HealthCheck).parameters["checkers"]
+    assert checkers.default is inspect.Parameter.empty  # required
+    # Every class's defaults are what it gets when a keyword is left out.
+    for cls in classes():
+        if hasattr(cls, "_field_defaults"):
+            assert len(cls._field_defaults()) == len(cls._fields), cls.__name__
 
 
 def test_generated_stubs_declare_the_constructors() -> None:
