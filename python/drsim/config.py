@@ -65,11 +65,13 @@ service's zones, a population's service) are checked when the value goes
 into one, e.g. ``s.replace({"spec.load[checkout].retry": retry})``.
 
 A bad value raises :class:`drsim.ScenarioError` naming the class and field
-(``RetryPolicy.attempts: expected a positive integer, ...``); positional
+(``RetryPolicy.attempts: expected a positive unsigned integer, got "0"``); positional
 arguments, an unknown keyword (with a suggestion and the valid ones) or a
 missing required one raise :class:`TypeError`, as for any function.
 ``view._replace(**changes)`` gives a new value with fields changed, checked
-the same way. Values pickle (as their YAML text).
+the same way. Values pickle (as their YAML text). ``inspect.signature(cls)``
+and the generated stubs give each constructor's keywords, with what they
+accept and their defaults, to completion in notebooks and editors.
 
 To change a scenario, derive a new one with :meth:`drsim.Scenario.replace`
 (typed values, the same units as here) or :meth:`drsim.Scenario.with_overrides`
