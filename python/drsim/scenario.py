@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from drsim._config import Metadata, ScenarioSpec, Service, Topology
+    from drsim.check import CapacityReport
     from drsim.config import ConfigList
     from drsim.result import Result
 
@@ -428,6 +429,13 @@ class Scenario:
         return self._core.describe()
 
     # -- running --
+    def check(self, *, utilization_target: float | str = 0.8) -> CapacityReport:
+        """The N+1 capacity report of this scenario (``drsim check``); see
+        :func:`drsim.check`."""
+        from drsim.check import check
+
+        return check(self, utilization_target=utilization_target)
+
     def recommend_policy(
         self, service: str, zone: str, *, replicas: int | None = None, migrate: bool = False
     ) -> Any:
