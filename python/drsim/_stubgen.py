@@ -102,6 +102,8 @@ def _class_stub(cls: type, name: str, value_protocols: bool) -> str:
     if value_protocols:
         out.append("    def __eq__(self, other: object) -> bool: ...\n")
         out.append("    def __hash__(self) -> int: ...\n")
+        out.append(f"    def __copy__(self) -> {name}: ...\n")
+        out.append(f"    def __deepcopy__(self, memo: dict[int, Any]) -> {name}: ...\n")
     if cls is getattr(_core, "Topology", None):
         out.append(_TOPOLOGY_QUERIES)
     return "".join(out)

@@ -472,9 +472,12 @@ class Scenario:
         if progress is not None:
             if not callable(progress):
                 raise TypeError("progress must be callable")
+            listener = progress  # the narrowed type, for the closure
 
-            def callback(t_ns: int, horizon_ns: int, events: int, wall_seconds: float) -> None:
-                progress(Progress(t_ns / _NS_PER_S, horizon_ns / _NS_PER_S, events, wall_seconds))
+            def report_progress(t_ns: int, horizon_ns: int, events: int, wall_seconds: float) -> None:
+                listener(Progress(t_ns / _NS_PER_S, horizon_ns / _NS_PER_S, events, wall_seconds))
+
+            callback = report_progress
 
         from drsim.result import Result
 

@@ -29,7 +29,7 @@ import os
 import pathlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Mapping, NamedTuple, Sequence
 
 from drsim import _core
 from drsim.errors import ScenarioError
@@ -71,6 +71,11 @@ class RunTask(NamedTuple):
 # many seeds of one combination, and loading is the same every time.
 _LOADED: collections.OrderedDict[str, Scenario] = collections.OrderedDict()
 _LOADED_MAX = 16
+
+
+def _no_runs() -> Generator[tuple[RunTask, Any], None, None]:
+    """The runner of a sweep whose runs are all in its folder already."""
+    yield from ()
 
 
 def _load(task: RunTask) -> Scenario:
@@ -149,7 +154,7 @@ def _grid_values(grid: Mapping[str, Any]) -> dict[str, tuple[list[Any], list[str
 def _seed_values(seeds: Iterable[int]) -> tuple[int, ...]:
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds is an iterable of int such as range(100), not {type(seeds).__name__}")
-    values = []
+    values: list[int] = []
     for s in seeds:
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):
             raise TypeError(f"seeds are int, got {s!r}")
@@ -328,11 +333,16 @@ def sweep(
 
         bar = tqdm(total=len(tasks), initial=len(records), desc="drsim.sweep", unit="run")
     key_of = lambda t: t.key  # noqa: E731
-    runner = (run_dask(todo, _task, key=key_of, client=client) if client is not None
-              else run_local(todo, _task, key=key_of, workers=workers or 1)) if todo else (x for x in ())
+    runner: Generator[tuple[RunTask, Any], None, None]
+    if not todo:
+        runner = _no_runs()
+    elif client is not None:
+        runner = run_dask(todo, _task, key=key_of, client=client)
+    else:
+        runner = run_local(todo, _task, key=key_of, workers=workers or 1)
     executed = 0
     try:
-        with contextlib.closing(runner):  # type: ignore[arg-type]
+        with contextlib.closing(runner):
             for task, value in runner:
                 c = int(task.key.split("-", 1)[0])
                 record = {

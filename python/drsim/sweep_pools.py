@@ -31,7 +31,7 @@ import concurrent.futures
 import multiprocessing
 import uuid
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generator, Sequence, TypeVar
 
 __all__ = ["SweepWorkerLost", "run_local", "run_dask"]
 
@@ -54,7 +54,7 @@ def run_local(
     key: Callable[[T], str],
     workers: int,
     max_breaks: int = 3,
-) -> Iterator[tuple[T, Any]]:
+) -> Generator[tuple[T, Any], None, None]:
     """Runs ``fn(task)`` for every task on ``workers`` local processes,
     yielding ``(task, value)`` as each finishes; restarts the pool and
     resubmits the unfinished tasks when a worker dies. An exception raised by
@@ -97,7 +97,7 @@ def run_dask(
     *,
     key: Callable[[T], str],
     client: Any,
-) -> Iterator[tuple[T, Any]]:
+) -> Generator[tuple[T, Any], None, None]:
     """Submits ``fn(task)`` for every task to the Dask ``client``'s cluster
     and yields ``(task, value)`` as each finishes. Each task's Dask key is
     ``drsim-sweep-<run key>-<token>`` (one token per call, so two sweeps in
