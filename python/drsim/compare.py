@@ -144,8 +144,18 @@ class Comparison:
 
         return comparison_summary(self, figures=figures, title=title)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        return self.table.to_html()
+    def __repr__(self) -> str:
+        figures = sum(1 for c in self.runs.columns if c not in ("variant", "seed"))
+        return (
+            f"<drsim.Comparison {self.scenario.name!r} variants={list(self.variants)} seeds={len(self.seeds)}"
+            f" figures={figures} confidence={self.confidence:.0%}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Notebooks: what it compares, then the table of means and intervals."""
+        import html
+
+        return f"<p><b>{html.escape(repr(self))}</b></p>" + self.table.to_html()
 
 
 def _variant_overrides(variants: Mapping[str, Overrides]) -> dict[str, Overrides]:

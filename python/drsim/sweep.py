@@ -211,8 +211,19 @@ class Sweep:
 
         return distribution(self.runs, column, by=by, kind=kind, title=title)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        return self.runs.to_html(max_rows=40)
+    def __repr__(self) -> str:
+        combinations = math.prod(len(values) for values in self.grid.values())
+        where = f" out={str(self.out)!r}" if self.out is not None else ""
+        return (
+            f"<drsim.Sweep {self.scenario.name!r} combinations={combinations} seeds={len(self.seeds)}"
+            f" runs={len(self.runs)} executed={self.executed}{where}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Notebooks: what was swept, then the runs (the first and last 20)."""
+        import html
+
+        return f"<p><b>{html.escape(repr(self))}</b></p>" + self.runs.to_html(max_rows=40)
 
 
 def _scenario_hash(scenario: Scenario) -> str:

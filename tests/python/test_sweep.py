@@ -256,3 +256,9 @@ def test_a_killed_dask_worker_is_replaced(scenario: drsim.Scenario, clean: drsim
     assert marker.exists()
     assert sw.executed == RUNS
     pd.testing.assert_frame_equal(deterministic(sw.runs), deterministic(clean.runs))
+
+
+def test_reprs_say_what_was_swept(clean: drsim.Sweep) -> None:
+    assert repr(clean) == (f"<drsim.Sweep {clean.scenario.name!r} combinations=4 seeds={len(SEEDS)} runs={RUNS}"
+                           f" executed={RUNS}>")
+    assert clean._repr_html_().startswith("<p><b>&lt;drsim.Sweep ") and "<table" in clean._repr_html_()
