@@ -36,7 +36,7 @@ from drsim.errors import ScenarioError
 from drsim.figures import kpi_names, missing_kpis, run_figures
 from drsim.scenario import Scenario, Source, Until, _check_seed, _override_text, _until_ns, load
 from drsim.sweep_folder import SweepFolder, SweepFolderError
-from drsim.sweep_pools import SweepWorkerLost, run_dask, run_local
+from drsim.sweep_pools import SweepWorkerLost, run_dask, run_local, usable_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -291,7 +291,7 @@ def sweep(
             raise TypeError(f"client is a distributed.Client, not {type(client).__name__}")
     else:
         if workers is None:
-            workers = os.cpu_count() or 1
+            workers = usable_cores()
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a positive int, got {workers!r}")
     if on_run is not None and not callable(on_run):

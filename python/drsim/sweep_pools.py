@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 import uuid
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Generator, Sequence, TypeVar
@@ -45,6 +46,14 @@ class SweepWorkerLost(RuntimeError):
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: the CPU affinity mask (a container's
+    or taskset's limit), not os.cpu_count()'s count of the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def run_local(
