@@ -13,6 +13,7 @@
     scenario.replace({"spec.load[0].retry": retry})
     scenario.topology.rtt("north-a", "south-a", down_links=["north-south"])   # drsim.topology
     drsim.queueing.erlang_c(servers=2, offered_load=1.0)                      # closed forms
+    drsim.check(scenario).utilization("payments")      # drsim check: N+1 in closed form, case x zone
     drsim.kube.zone_split({"kind": "equal", "zones": ["a", "b"]}, ["a", "b"], 20)   # control plane
 
     drsim.plot.timeline(result)                                   # matplotlib Figure
@@ -32,6 +33,7 @@ import json
 from typing import Any
 
 from drsim import _core, config, kube, plot, queueing, topology
+from drsim.check import CapacityReport, check
 from drsim.compare import Comparison, compare
 from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
 from drsim.result import Outcome, Result
@@ -62,6 +64,8 @@ __all__ = [
     "queueing",
     "topology",
     "plot",
+    "check",
+    "CapacityReport",
     "compare",
     "Comparison",
     "report",
@@ -71,12 +75,9 @@ __all__ = [
     "SweepWorkerLost",
     "SweepFolderError",
 ]
-# drsim.compare, drsim.report and drsim.sweep are the functions (the modules of the same
+# drsim.check, drsim.compare, drsim.report and drsim.sweep are the functions (the modules of the same
 # name stay reachable as ``from drsim.compare import ...`` through
 # sys.modules); the command line is ``python3 -m drsim report SOURCE OUT.html``.
-# The N+1 capacity check (analysis/n_plus_one.h, `drsim check`) is not bound
-# yet while it is being reworked; it will be drsim.check (drsim/check.py over
-# _core's bind_check), next to drsim.queueing.
 
 
 def scenario_format_markdown() -> str:

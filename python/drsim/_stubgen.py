@@ -139,6 +139,8 @@ def _class_stub(cls: type, name: str, value_protocols: bool) -> str:
         out.append(_constructor_stubs(cls, name))
         out.append("    def __eq__(self, other: object) -> bool: ...\n")
         out.append("    def __hash__(self) -> int: ...\n")
+        out.append(f"    def __copy__(self) -> {name}: ...\n")
+        out.append(f"    def __deepcopy__(self, memo: dict[int, Any]) -> {name}: ...\n")
         out.append("    def _repr_pretty_(self, p: Any, cycle: bool) -> None: ...\n")
     if cls is getattr(_core, "Topology", None):
         out.append(_TOPOLOGY_QUERIES)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from drsim.figures import FAULT_FIGURES, kpi_names, missing_kpis, run_figures
 from drsim.scenario import Overrides, Scenario, Source, Until, load
+from drsim.sweep_pools import usable_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -144,8 +144,18 @@ class Comparison:
 
         return comparison_summary(self, figures=figures, title=title)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        return self.table.to_html()
+    def __repr__(self) -> str:
+        figures = sum(1 for c in self.runs.columns if c not in ("variant", "seed"))
+        return (
+            f"<drsim.Comparison {self.scenario.name!r} variants={list(self.variants)} seeds={len(self.seeds)}"
+            f" figures={figures} confidence={self.confidence:.0%}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Notebooks: what it compares, then the table of means and intervals."""
+        import html
+
+        return f"<p><b>{html.escape(repr(self))}</b></p>" + self.table.to_html()
 
 
 def _variant_overrides(variants: Mapping[str, Overrides]) -> dict[str, Overrides]:
@@ -234,7 +244,7 @@ def compare(
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     kpi_list = kpi_names(kpis)
     if workers is None:
-        workers = min(8, os.cpu_count() or 1)
+        workers = min(8, usable_cores())
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
 

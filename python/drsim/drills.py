@@ -416,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(drill_markdown(d, tables[d.name]))
         return 1 if out_of_band else 0
     block = markdown(library, tables)
-    for target in filter(None, [args.update, args.check]):
+    for target in [t for t in (args.update, args.check) if t]:
         path = pathlib.Path(target)
         current = path.read_text(encoding="utf-8")
         wanted = replace_block(current, block)

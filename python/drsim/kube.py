@@ -256,7 +256,7 @@ def _plain(value: Any) -> Any:
 
 
 def _yaml_object(value: object, name: str) -> dict[str, Any]:
-    return _plain(_mapping(value, name))  # type: ignore[no-any-return]
+    return _plain(_mapping(value, name))
 
 
 def _tolerances(tolerance: float, scale_up: float | None, scale_down: float | None) -> tuple[float, float]:
@@ -490,8 +490,8 @@ def pod_requests(
         resource,
         _bool(pod_level_resources, "pod_level_resources"),
     )
-    if isinstance(result, dict):
-        _checked(result)
+    if isinstance(result, dict):  # _core answers a missing request with {"error": ...}
+        raise ReplicaCalculationError(result.get("error", "no pod request"))
     return [milli / 1000 for milli in result]
 
 
@@ -693,8 +693,9 @@ def _behavior(behavior: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None if behavior is None else _yaml_object(behavior, "behavior")
 
 
-def _history_entries(entries: Iterable[Any], name: str, kind: type) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
+def _history_entries(entries: Iterable[Any], name: str, kind: type[HpaRecommendation] | type[HpaScaleEvent]
+                     ) -> list[Any]:
+    out: list[Any] = []
     for i, entry in enumerate(_records(entries, name)):
         where = f"{name}[{i}]"
         if isinstance(entry, (str, bytes)) or not isinstance(entry, Iterable):
@@ -1029,7 +1030,8 @@ def recommend_policies(
         extra,
         _bool(migrate, "migrate"),
     )
-    return [PolicyRecommendation(**{**r, "split": ZoneSplit(**r["split"])}) for r in results]
+    return [PolicyRecommendation(label=r["label"], policy=r["policy"], deviation=r["deviation"],
+                                 split=ZoneSplit(**r["split"]), headroom=r["headroom"]) for r in results]
 
 
 @dataclasses.dataclass(frozen=True)

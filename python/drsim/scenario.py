@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from drsim._config import Metadata, ScenarioSpec, Service, Topology
+    from drsim.check import CapacityReport
     from drsim.config import ConfigList
     from drsim.result import Result
 
@@ -440,6 +441,13 @@ class Scenario:
         return self._core.describe()
 
     # -- running --
+    def check(self, *, utilization_target: float | str = 0.8) -> CapacityReport:
+        """The N+1 capacity report of this scenario (``drsim check``); see
+        :func:`drsim.check`."""
+        from drsim.check import check
+
+        return check(self, utilization_target=utilization_target)
+
     def recommend_policy(
         self, service: str, zone: str, *, replicas: int | None = None, migrate: bool = False
     ) -> Any:
@@ -476,9 +484,12 @@ class Scenario:
         if progress is not None:
             if not callable(progress):
                 raise TypeError("progress must be callable")
+            listener = progress  # the narrowed type, for the closure
 
-            def callback(t_ns: int, horizon_ns: int, events: int, wall_seconds: float) -> None:
-                progress(Progress(t_ns / _NS_PER_S, horizon_ns / _NS_PER_S, events, wall_seconds))
+            def report_progress(t_ns: int, horizon_ns: int, events: int, wall_seconds: float) -> None:
+                listener(Progress(t_ns / _NS_PER_S, horizon_ns / _NS_PER_S, events, wall_seconds))
+
+            callback = report_progress
 
         from drsim.result import Result
 

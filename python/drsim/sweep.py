@@ -29,14 +29,14 @@ import os
 import pathlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Mapping, NamedTuple, Sequence
 
 from drsim import _core
 from drsim.errors import ScenarioError
 from drsim.figures import kpi_names, missing_kpis, run_figures
 from drsim.scenario import Scenario, Source, Until, _check_seed, _override_text, _until_ns, load
 from drsim.sweep_folder import SweepFolder, SweepFolderError
-from drsim.sweep_pools import SweepWorkerLost, run_dask, run_local
+from drsim.sweep_pools import SweepWorkerLost, run_dask, run_local, usable_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -71,6 +71,11 @@ class RunTask(NamedTuple):
 # many seeds of one combination, and loading is the same every time.
 _LOADED: collections.OrderedDict[str, Scenario] = collections.OrderedDict()
 _LOADED_MAX = 16
+
+
+def _no_runs() -> Generator[tuple[RunTask, Any], None, None]:
+    """The runner of a sweep whose runs are all in its folder already."""
+    yield from ()
 
 
 def _load(task: RunTask) -> Scenario:
@@ -149,7 +154,7 @@ def _grid_values(grid: Mapping[str, Any]) -> dict[str, tuple[list[Any], list[str
 def _seed_values(seeds: Iterable[int]) -> tuple[int, ...]:
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds is an iterable of int such as range(100), not {type(seeds).__name__}")
-    values = []
+    values: list[int] = []
     for s in seeds:
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):
             raise TypeError(f"seeds are int, got {s!r}")
@@ -206,8 +211,19 @@ class Sweep:
 
         return distribution(self.runs, column, by=by, kind=kind, title=title)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        return self.runs.to_html(max_rows=40)
+    def __repr__(self) -> str:
+        combinations = math.prod(len(values) for values in self.grid.values())
+        where = f" out={str(self.out)!r}" if self.out is not None else ""
+        return (
+            f"<drsim.Sweep {self.scenario.name!r} combinations={combinations} seeds={len(self.seeds)}"
+            f" runs={len(self.runs)} executed={self.executed}{where}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Notebooks: what was swept, then the runs (the first and last 20)."""
+        import html
+
+        return f"<p><b>{html.escape(repr(self))}</b></p>" + self.runs.to_html(max_rows=40)
 
 
 def _scenario_hash(scenario: Scenario) -> str:
@@ -275,7 +291,7 @@ def sweep(
             raise TypeError(f"client is a distributed.Client, not {type(client).__name__}")
     else:
         if workers is None:
-            workers = os.cpu_count() or 1
+            workers = usable_cores()
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a positive int, got {workers!r}")
     if on_run is not None and not callable(on_run):
@@ -328,11 +344,16 @@ def sweep(
 
         bar = tqdm(total=len(tasks), initial=len(records), desc="drsim.sweep", unit="run")
     key_of = lambda t: t.key  # noqa: E731
-    runner = (run_dask(todo, _task, key=key_of, client=client) if client is not None
-              else run_local(todo, _task, key=key_of, workers=workers or 1)) if todo else (x for x in ())
+    runner: Generator[tuple[RunTask, Any], None, None]
+    if not todo:
+        runner = _no_runs()
+    elif client is not None:
+        runner = run_dask(todo, _task, key=key_of, client=client)
+    else:
+        runner = run_local(todo, _task, key=key_of, workers=workers or 1)
     executed = 0
     try:
-        with contextlib.closing(runner):  # type: ignore[arg-type]
+        with contextlib.closing(runner):
             for task, value in runner:
                 c = int(task.key.split("-", 1)[0])
                 record = {

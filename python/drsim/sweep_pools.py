@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 import uuid
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generator, Sequence, TypeVar
 
 __all__ = ["SweepWorkerLost", "run_local", "run_dask"]
 
@@ -47,6 +48,14 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: the CPU affinity mask (a container's
+    or taskset's limit), not os.cpu_count()'s count of the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def run_local(
     tasks: Sequence[T],
     fn: Callable[[T], Any],
@@ -54,7 +63,7 @@ def run_local(
     key: Callable[[T], str],
     workers: int,
     max_breaks: int = 3,
-) -> Iterator[tuple[T, Any]]:
+) -> Generator[tuple[T, Any], None, None]:
     """Runs ``fn(task)`` for every task on ``workers`` local processes,
     yielding ``(task, value)`` as each finishes; restarts the pool and
     resubmits the unfinished tasks when a worker dies. An exception raised by
@@ -97,7 +106,7 @@ def run_dask(
     *,
     key: Callable[[T], str],
     client: Any,
-) -> Iterator[tuple[T, Any]]:
+) -> Generator[tuple[T, Any], None, None]:
     """Submits ``fn(task)`` for every task to the Dask ``client``'s cluster
     and yields ``(task, value)`` as each finishes. Each task's Dask key is
     ``drsim-sweep-<run key>-<token>`` (one token per call, so two sweeps in

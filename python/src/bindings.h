@@ -22,9 +22,9 @@ void bind_config(py::module_& m);
 void bind_topology(py::module_& m);
 // analysis/queueing.h: Erlang B/C, M/M/c, M/M/c/K.
 void bind_queueing(py::module_& m);
-// analysis/n_plus_one.h (`drsim check`) is not bound yet: it is being
-// reworked. Its place is bind_check(m) in bind_check.cc, wrapped by
-// drsim/check.py, once its API has settled.
+// analysis/n_plus_one.h: drsim check for a loaded scenario (wrapped by
+// drsim/check.py).
+void bind_check(py::module_& m);
 // models/kube: the HPA replica calculation, behavior and normalisation, the
 // zone split and the policy recommendation (wrapped by drsim/kube.py).
 void bind_kube(py::module_& m);

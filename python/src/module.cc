@@ -20,7 +20,6 @@ PYBIND11_MODULE(_core, m) {
   drsim::python::bind_queueing(m);
   drsim::python::bind_kube(m);
   drsim::python::bind_policy_advice(m);
-  // drsim::python::bind_check(m) goes here once analysis/n_plus_one.h has
-  // settled (see bindings.h).
+  drsim::python::bind_check(m);
   drsim::python::bind_run(m);
 }

@@ -120,3 +120,10 @@ def test_bad_input(scenario: drsim.Scenario) -> None:
         drsim.compare(scenario, {"base": {}}, seeds=[1], kpis=["client.nope"], until="10s")
     with pytest.raises(ValueError, match="no figure 'x'"):
         drsim.compare(scenario, {"base": {}}, seeds=[1], until="10s").figure("x")
+
+
+def test_reprs_say_what_is_compared(six: drsim.Comparison) -> None:
+    assert repr(six) == ("<drsim.Comparison 'two-cell-region-failover' variants=['base', 'slow-checks'] seeds=6"
+                         f" figures={len(six.runs.columns) - 2} confidence=95%>")
+    html = six._repr_html_()
+    assert html.startswith("<p><b>&lt;drsim.Comparison ") and "<table" in html and "slow-checks" in html

@@ -11,7 +11,10 @@ import datetime
 import functools
 import json
 import math
+import os
 import pathlib
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -256,3 +259,20 @@ def test_a_killed_dask_worker_is_replaced(scenario: drsim.Scenario, clean: drsim
     assert marker.exists()
     assert sw.executed == RUNS
     pd.testing.assert_frame_equal(deterministic(sw.runs), deterministic(clean.runs))
+
+
+def test_reprs_say_what_was_swept(clean: drsim.Sweep) -> None:
+    assert repr(clean) == (f"<drsim.Sweep {clean.scenario.name!r} combinations=4 seeds={len(SEEDS)} runs={RUNS}"
+                           f" executed={RUNS}>")
+    assert clean._repr_html_().startswith("<p><b>&lt;drsim.Sweep ") and "<table" in clean._repr_html_()
+
+
+def test_the_local_pool_sizes_itself_to_the_cores_it_may_use() -> None:
+    # A container or taskset limit shows in the affinity mask, not in os.cpu_count().
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no CPU affinity on this platform")
+    script = ("import os; from drsim.sweep_pools import usable_cores; "
+              "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(usable_cores())")
+    printed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert printed.stdout.strip() == "1"

@@ -1,0 +1,127 @@
+"""drsim.check: the N+1 capacity report of `drsim check`, from Python."""
+
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import drsim
+
+
+def test_every_case_of_the_default_scenario_holds(repo_root: pathlib.Path) -> None:
+    report = drsim.check(repo_root / "scenarios" / "default.yaml")
+    scenario = drsim.load(repo_root / "scenarios" / "default.yaml")
+    zones = scenario.zones
+    regions = [r["name"] for r in scenario.regions]
+    assert report.case_names == ["steady"] + [f"zone {z} down" for z in zones] + [f"region {r} down" for r in regions]
+    assert not report.overloaded and report.overloaded_cases() == []
+    assert report.utilization_target == 0.8
+    # One station per case and zone (one service), one population row per case.
+    assert len(report.stations) == len(report.case_names) * len(zones)
+    assert len(report.populations) == len(report.case_names)
+
+
+def test_utilisation_is_littles_law_over_the_zones_workers(repo_root: pathlib.Path) -> None:
+    # Steady state: 300/s spread evenly over 9 zones; each zone's workers are
+    # its pods x concurrency, each held for the mean service time.
+    scenario = drsim.load(repo_root / "scenarios" / "default.yaml")
+    service = scenario.services["payments"]
+    steady = drsim.check(scenario).stations.query("case == 'steady'")
+    rate = scenario.spec.load[0].load.rate / len(scenario.zones)
+    for row in steady.itertuples():
+        assert row.rate_per_s == pytest.approx(rate)
+        workers = row.up_pods * service.concurrency
+        assert row.utilization == pytest.approx(rate * row.mean_holding_s / workers, rel=1e-9)
+    # A zone down: its rate moves to the other 8 zones, its station has no pods.
+    lost = drsim.check(scenario).stations.query("case == 'zone north-a down'").set_index("zone")
+    assert lost.loc["north-a", "up_pods"] == 0 and lost.loc["north-a", "rate_per_s"] == 0
+    assert math.isnan(lost.loc["north-a", "headroom"]) and math.isnan(lost.loc["north-a", "mean_response_s"])
+    assert lost.drop("north-a")["rate_per_s"].tolist() == pytest.approx([300 / 8] * 8)
+
+
+def test_the_skewed_deployment_overloads_when_a_big_zone_fails(repo_root: pathlib.Path) -> None:
+    # docs/domain.md section 1: 10/10 over zones a and b, zone-c empty. Either
+    # zone down puts everything on the other one: 88% of its workers.
+    scenario = drsim.load(repo_root / "scenarios" / "appfabric_az_failure.yaml")
+    report = scenario.check(utilization_target="70%")
+    assert report.utilization_target == pytest.approx(0.7)
+    assert report.overloaded_cases() == ["zone zone-a down", "zone zone-b down"]
+    table = report.utilization("api")
+    assert list(table.index) == report.case_names
+    assert list(table.columns) == ["zone-a", "zone-b", "zone-c"]
+    assert table.loc["zone zone-a down", "zone-b"] == pytest.approx(2 * table.loc["steady", "zone-b"])
+    # The verdict follows the target: 87.5% is over 80% but under 90%.
+    assert table.max().max() == pytest.approx(0.875)
+    assert scenario.check().overloaded_cases() == ["zone zone-a down", "zone zone-b down"]
+    assert not scenario.check(utilization_target=0.9).overloaded
+    html = report._repr_html_()
+    assert html.count("font-weight:bold") == 2 and "overloaded in 2 of 4 cases" in html
+
+
+def test_overrides_change_the_report(repo_root: pathlib.Path) -> None:
+    path = repo_root / "scenarios" / "appfabric_az_failure.yaml"
+    base = drsim.check(path, utilization_target=0.7)
+    more = drsim.check(path, utilization_target=0.7, overrides={"spec.topology.services[api].replicas[1].replicas": 20})
+    assert more.utilization("api").loc["zone zone-a down", "zone-b"] == pytest.approx(
+        base.utilization("api").loc["zone zone-a down", "zone-b"] / 2
+    )
+    assert "zone zone-a down" not in more.overloaded_cases()
+    # The same through Scenario.replace.
+    replaced = drsim.load(path).replace({"spec.topology.services[api].replicas[1].replicas": 20})
+    assert drsim.check(replaced, utilization_target=0.7).to_json() == more.to_json()
+
+
+def test_the_report_is_the_command_lines(repo_root: pathlib.Path) -> None:
+    cli = pathlib.Path(os.environ.get("DRSIM_CLI", repo_root / "build" / "cli" / "drsim"))
+    if not cli.exists():
+        pytest.skip(f"no drsim binary at {cli} (set DRSIM_CLI)")
+    path = repo_root / "scenarios" / "appfabric_az_failure.yaml"
+    as_json = subprocess.run([str(cli), "check", str(path), "--json", "--target", "70%"], capture_output=True,
+                             text=True, check=True).stdout
+    as_text = subprocess.run([str(cli), "check", str(path), "--target", "70%"], capture_output=True, text=True,
+                             check=True).stdout
+    report = drsim.check(path, utilization_target="70%")
+    assert report.to_json() == as_json
+    assert str(report) == report.text == as_text
+
+
+def test_the_report_is_deterministic_and_typed(repo_root: pathlib.Path) -> None:
+    path = repo_root / "scenarios" / "default.yaml"
+    assert drsim.check(path).to_json() == drsim.check(path).to_json()
+    stations = drsim.check(path).stations
+    assert str(stations["up_pods"].dtype) == "int64"
+    assert str(stations["utilization"].dtype) == "float64"
+    assert str(stations["overloaded"].dtype) == "bool"
+    assert repr(drsim.check(path)) == "<drsim.CapacityReport 'default' target=80% holds in every case>"
+
+
+@pytest.mark.parametrize(
+    ("target", "error", "message"),
+    [
+        (0, ValueError, "positive fraction"),
+        (-0.5, ValueError, "positive fraction"),
+        (float("nan"), ValueError, "positive fraction"),
+        ("eighty", ValueError, "percentage such as '80%'"),
+        (True, TypeError, "not bool"),
+        (None, TypeError, "not NoneType"),
+    ],
+)
+def test_a_bad_target_is_refused(repo_root: pathlib.Path, target: object, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        drsim.check(repo_root / "scenarios" / "default.yaml", utilization_target=target)  # type: ignore[arg-type]
+
+
+def test_bad_scenarios_are_refused(repo_root: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    with pytest.raises(TypeError, match="drsim.Scenario or a file path"):
+        drsim.check(42)  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):
+        drsim.check(tmp_path / "missing.yaml")
+    with pytest.raises(drsim.ScenarioError, match="replicaz"):
+        drsim.check(repo_root / "scenarios" / "default.yaml", overrides={"spec.topology.services[payments].replicaz": 1})
+    report = drsim.check(repo_root / "scenarios" / "appfabric_az_failure.yaml")
+    with pytest.raises(KeyError, match="services: api"):
+        report.utilization("web")
