@@ -66,6 +66,7 @@ _HEADER = '''\
 # the C++ field lists when _core is built. Do not edit.
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
+from inspect import Signature
 from typing import Any, ClassVar
 
 from drsim.config import ConfigList
@@ -118,6 +119,8 @@ def _constructor_stubs(cls: type, name: str) -> str:
         )
     )
     out.append("    @staticmethod\n    def _field_defaults() -> tuple[Any, ...]: ...\n")
+    # Set by drsim.config: inspect.signature(cls) and so completion in a running kernel.
+    out.append("    __signature__: ClassVar[Signature]\n")
     # _replace: every field may be left out; a required one may not be unset.
     out += ["    def _replace(\n        self,\n", star, _keyword_parameters(cls, " = ..."), f"    ) -> {name}: ...\n"]
     return "".join(out)

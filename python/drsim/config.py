@@ -146,7 +146,8 @@ def _constructor_signature(cls: type) -> inspect.Signature:
 # The generated classes, exported under their names: drsim.config.Service, ...
 for _cls in _core._config_classes:
     if _cls is not _core.Scenario:  # the root is drsim.Scenario, which wraps it
-        _cls._repr_pretty_ = _repr_pretty_
+        # setattr: to a type checker _cls is a plain `type`, without these attributes.
+        setattr(_cls, "_repr_pretty_", _repr_pretty_)
         globals()[_cls.__name__] = _cls
         __all__.append(_cls.__name__)
 del _cls
@@ -269,5 +270,5 @@ def classes() -> tuple[type, ...]:
 # After ConfigList: the defaults of lists of structs are ConfigLists.
 for _cls in _core._config_classes:
     if hasattr(_cls, "_field_defaults"):  # not the roots, which are loaded, not built
-        _cls.__signature__ = _constructor_signature(_cls)
+        setattr(_cls, "__signature__", _constructor_signature(_cls))
 del _cls
