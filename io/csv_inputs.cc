@@ -338,6 +338,20 @@ std::vector<Duration> parse_duration_samples(std::string_view text, std::vector<
   return samples;
 }
 
+std::vector<Diagnostic> read_csv_input(RateProfileConfig& config, const std::filesystem::path& dir,
+                                       const std::string& config_path, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  read_rate_trace(config, dir, config_path, where, out);
+  return out;
+}
+
+std::vector<Diagnostic> read_csv_input(ServiceTimeConfig& config, const std::filesystem::path& dir,
+                                       const std::string& config_path, const SourceMap& where) {
+  std::vector<Diagnostic> out;
+  read_samples(config, dir, config_path, where, out);
+  return out;
+}
+
 std::vector<Diagnostic> read_csv_inputs(ScenarioSpec& spec, const std::filesystem::path& base_dir,
                                         const SourceMap& where) {
   std::vector<Diagnostic> out;

@@ -70,6 +70,14 @@ std::vector<Duration> parse_duration_samples(std::string_view text, std::vector<
 std::vector<Diagnostic> read_csv_inputs(ScenarioSpec& spec, const std::filesystem::path& base_dir,
                                         const SourceMap& where);
 
+// The `file` of one config decoded on its own (io/config_decode.h), read
+// as read_csv_inputs reads it inside a scenario, relative to dir; config_path
+// is the config's own path.
+std::vector<Diagnostic> read_csv_input(RateProfileConfig& config, const std::filesystem::path& dir,
+                                       const std::string& config_path, const SourceMap& where);
+std::vector<Diagnostic> read_csv_input(ServiceTimeConfig& config, const std::filesystem::path& dir,
+                                       const std::string& config_path, const SourceMap& where);
+
 // Whether the field `key` of a config holds values its `file` filled; the
 // resolved-scenario writer leaves such a field out, as `file:` stands for it.
 inline bool filled_from_file(const RateProfileConfig& c, std::string_view key) {

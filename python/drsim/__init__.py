@@ -8,7 +8,9 @@
     result.to_dir("out/")
 
     scenario.spec.load[0].load.rate                   # typed, read-only config (drsim.config)
-    scenario.replace({"spec.load[0].load.rate": 500.0})
+    scenario.replace({"spec.load[0].load.rate": 500.0}, seed=7)
+    retry = drsim.config.RetryPolicy(attempts=3, per_try_timeout="500ms")   # built from keywords
+    scenario.replace({"spec.load[0].retry": retry})
     scenario.topology.rtt("north-a", "south-a", down_links=["north-south"])   # drsim.topology
     drsim.queueing.erlang_c(servers=2, offered_load=1.0)                      # closed forms
     drsim.check(scenario).utilization("payments")      # drsim check: N+1 in closed form, case x zone

@@ -66,6 +66,7 @@ _HEADER = '''\
 # the C++ field lists when _core is built. Do not edit.
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
+from inspect import Signature
 from typing import Any, ClassVar
 
 from drsim.config import ConfigList
@@ -88,22 +89,62 @@ def _field_doc(row: tuple[Any, ...]) -> str:
     return f"{doc}\n\n{what}. YAML key: {key}{' (required)' if required else ''}."
 
 
+def _keyword_parameters(cls: type, required_default: str) -> str:
+    """The keyword-only parameters of a field-by-field signature (python/src/
+    config_construct.cc's keywords): what each accepts, `= ...` for the
+    fields that may be left out."""
+    rows = cls._field_table  # type: ignore[attr-defined]
+    inputs = cls._field_input_types  # type: ignore[attr-defined]
+    params = []
+    for row, annotation in zip(rows, inputs):
+        required = row[5]
+        params.append(f"        {row[0]}: {annotation}{required_default if required else ' = ...'},\n")
+    return "".join(params)
+
+
+def _constructor_stubs(cls: type, name: str) -> str:
+    if name == "ScenarioSpec":
+        # The root of a scenario is loaded (drsim.load), not built; both raise TypeError.
+        return (
+            "    def __init__(self, *args: Any, **kwargs: Any) -> None: ...\n"
+            "    def _replace(self, **kwargs: Any) -> ScenarioSpec: ...\n"
+        )
+    star = "        *,\n" if cls._field_table else ""  # type: ignore[attr-defined]
+    out = ["    def __init__(\n        self,\n", star, _keyword_parameters(cls, ""), "    ) -> None:\n"]
+    out.append(
+        _docstring(
+            f"A new {name}, decoded as a scenario's mapping of these fields: the others take their defaults, "
+            "and the value is validated (drsim.ScenarioError naming the field otherwise).",
+            "        ",
+        )
+    )
+    out.append("    @staticmethod\n    def _field_defaults() -> tuple[Any, ...]: ...\n")
+    # Set by drsim.config: inspect.signature(cls) and so completion in a running kernel.
+    out.append("    __signature__: ClassVar[Signature]\n")
+    # _replace: every field may be left out; a required one may not be unset.
+    out += ["    def _replace(\n        self,\n", star, _keyword_parameters(cls, " = ..."), f"    ) -> {name}: ...\n"]
+    return "".join(out)
+
+
 def _class_stub(cls: type, name: str, value_protocols: bool) -> str:
     out = [f"class {name}:\n"]
     if cls.__doc__:
         out.append(_docstring(cls.__doc__, "    "))
     out.append("    _fields: ClassVar[tuple[str, ...]]\n")
     out.append("    _field_table: ClassVar[tuple[tuple[str, str, str, str, str, bool], ...]]\n")
+    out.append("    _field_input_types: ClassVar[tuple[str, ...]]\n")
     for row in cls._field_table:  # type: ignore[attr-defined]
         out.append("    @property\n")
         out.append(f"    def {row[0]}(self) -> {row[3]}:\n")
         out.append(_docstring(_field_doc(row), "        "))
     out.append("    def _asdict(self) -> dict[str, Any]: ...\n")
     if value_protocols:
+        out.append(_constructor_stubs(cls, name))
         out.append("    def __eq__(self, other: object) -> bool: ...\n")
         out.append("    def __hash__(self) -> int: ...\n")
         out.append(f"    def __copy__(self) -> {name}: ...\n")
         out.append(f"    def __deepcopy__(self, memo: dict[int, Any]) -> {name}: ...\n")
+        out.append("    def _repr_pretty_(self, p: Any, cycle: bool) -> None: ...\n")
     if cls is getattr(_core, "Topology", None):
         out.append(_TOPOLOGY_QUERIES)
     return "".join(out)

@@ -34,11 +34,46 @@ Conventions, the same for every field:
 * A list of structs is a :class:`ConfigList`: a read-only sequence whose
   items can also be looked up by name (``services["payments"]``), as the
   ``[name]`` selectors of overrides do. A list of plain values is a tuple.
-* Everything is immutable; views compare and hash by value. ``_fields``
-  names the attributes, ``_asdict()`` gives plain dicts and lists (for
-  JSON or pandas), :func:`fields` describes each field.
+* Everything is immutable; values compare and hash by value, whether they
+  are views into a loaded scenario or built as below. ``_fields`` names the
+  attributes, ``_asdict()`` gives plain dicts and lists (for JSON or
+  pandas), :func:`fields` describes each field. In IPython and Jupyter a
+  value prints one field per line (``_repr_pretty_``); ``repr()`` stays on
+  one line.
 
-To change a value, derive a new scenario with :meth:`drsim.Scenario.replace`
+Constructing values
+-------------------
+
+Every class but the root :class:`ScenarioSpec` is built from keyword
+arguments, one per field, named as the attributes (the YAML camelCase key
+works too)::
+
+    retry = drsim.config.RetryPolicy(attempts=3, per_try_timeout="500ms")
+    retry.backoff.base                    # 0.025: defaults are filled in
+    pool = drsim.config.ConnectionPool(maximum_pool_size=20, tcp={"syn_retries": 2})
+    faster = s.services["payments"]._replace(concurrency=64)
+
+Values are those :meth:`drsim.Scenario.replace` takes for the field: floats
+in the units above, a ``str`` as scenario text (``"5m"``, ``"800rps"``,
+``"10%"``), a dict or a value for a nested struct, a list for a list,
+``None`` to leave an optional field unset. The keywords are written as the
+mapping a scenario file would hold and decoded by the scenario decoder, so
+a constructed value is exactly what a scenario gets from the same text:
+every default filled in, every check of the field flags and of the
+struct's own rules applied. References to other parts of a scenario (a
+service's zones, a population's service) are checked when the value goes
+into one, e.g. ``s.replace({"spec.load[checkout].retry": retry})``.
+
+A bad value raises :class:`drsim.ScenarioError` naming the class and field
+(``RetryPolicy.attempts: expected a positive unsigned integer, got "0"``); positional
+arguments, an unknown keyword (with a suggestion and the valid ones) or a
+missing required one raise :class:`TypeError`, as for any function.
+``view._replace(**changes)`` gives a new value with fields changed, checked
+the same way. Values pickle (as their YAML text). ``inspect.signature(cls)``
+and the generated stubs give each constructor's keywords, with what they
+accept and their defaults, to completion in notebooks and editors.
+
+To change a scenario, derive a new one with :meth:`drsim.Scenario.replace`
 (typed values, the same units as here) or :meth:`drsim.Scenario.with_overrides`
 (YAML text); both go through the scenario loader's validation.
 """
@@ -46,8 +81,9 @@ To change a value, derive a new scenario with :meth:`drsim.Scenario.replace`
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Generic, Iterator, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Iterable, Iterator, NamedTuple, TypeVar, overload
 
 from drsim import _core
 
@@ -56,9 +92,62 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ConfigList", "Field", "fields", "classes"]
 
+
+
+def _pretty_items(p: Any, open_: str, close: str, items: Iterable[tuple[str, Any]]) -> None:
+    """For IPython's pretty printer: ``open_ name=value, ... close`` on one
+    line when it fits; otherwise one item per line, indented by four, with
+    ``close`` on a line of its own (as black lays out a call)."""
+    p.begin_group(4, open_)
+    for i, (prefix, value) in enumerate(items):
+        if i:
+            p.text(",")
+            p.breakable()
+        else:
+            p.breakable("")
+        p.text(prefix)
+        p.pretty(value)
+    # The break before `close` goes back to the enclosing indentation.
+    p.indentation -= 4
+    p.breakable("")
+    p.indentation += 4
+    p.end_group(4, close)
+
+
+def _repr_pretty_(self: Any, p: Any, cycle: bool) -> None:
+    """IPython's pretty printer: repr() wrapped, one field per line, nested
+    values indented (repr() puts a Service on one very long line)."""
+    name = type(self).__name__
+    if cycle:  # config values cannot hold themselves; kept for the protocol
+        p.text(f"{name}(...)")
+        return
+    _pretty_items(p, name + "(", ")", ((f + "=", getattr(self, f)) for f in self._fields))
+
+
+def _constructor_signature(cls: type) -> inspect.Signature:
+    """The keyword-only signature of a config class's constructor, for
+    inspect.signature() and so for completion in a running notebook (the
+    compiled __init__ only says ``*args, **kwargs``): what each keyword
+    accepts and, for the fields that may be left out, their default."""
+    params = [
+        inspect.Parameter(
+            row[0],
+            inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if row[5] else default,
+            annotation=annotation,
+        )
+        for row, annotation, default in zip(
+            cls._field_table, cls._field_input_types, cls._field_defaults()  # type: ignore[attr-defined]
+        )
+    ]
+    return inspect.Signature(params, return_annotation=cls.__name__)
+
+
 # The generated classes, exported under their names: drsim.config.Service, ...
 for _cls in _core._config_classes:
     if _cls is not _core.Scenario:  # the root is drsim.Scenario, which wraps it
+        # setattr: to a type checker _cls is a plain `type`, without these attributes.
+        setattr(_cls, "_repr_pretty_", _repr_pretty_)
         globals()[_cls.__name__] = _cls
         __all__.append(_cls.__name__)
 del _cls
@@ -140,6 +229,10 @@ class ConfigList(Sequence[T], Generic[T]):
     def __repr__(self) -> str:
         return "[" + ", ".join(repr(item) for item in self._items) + "]"
 
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's pretty printer: an item per line when they do not fit on one."""
+        _pretty_items(p, "[", "]", (("", item) for item in self._items))
+
     def __copy__(self) -> ConfigList[T]:
         return self
 
@@ -172,3 +265,10 @@ def classes() -> tuple[type, ...]:
     """Every config class, the root scenario's first, in the order they are
     reached from it."""
     return tuple(_core._config_classes)
+
+
+# After ConfigList: the defaults of lists of structs are ConfigLists.
+for _cls in _core._config_classes:
+    if hasattr(_cls, "_field_defaults"):  # not the roots, which are loaded, not built
+        setattr(_cls, "__signature__", _constructor_signature(_cls))
+del _cls

@@ -397,7 +397,7 @@ class Scenario:
         :class:`drsim.ScenarioError` naming the override for a bad value."""
         return Scenario(self._core.with_overrides(_override_list(overrides)))
 
-    def replace(self, changes: Mapping[str, Any]) -> Scenario:
+    def replace(self, changes: Mapping[str, Any] | None = None, /, **spec_fields: Any) -> Scenario:
         """The same scenario with typed changes, ``{path: value}``::
 
             s.replace({"spec.load[0].load.rate": 500.0,                 # per second
@@ -410,15 +410,27 @@ class Scenario:
         snake_case. Values are in the units of :mod:`drsim.config` (seconds,
         per second, bits per second, fractions, bytes); a str is taken as
         scenario text (``"5m"``, ``"800rps"``); a struct takes a dict of its
-        fields or a config view (``other.services["payments"]``), a list a
-        list; ``None`` unsets an optional field.
+        fields or a config value (``other.services["payments"]``, or one
+        built with ``drsim.config.RetryPolicy(attempts=3)``), a list a list;
+        ``None`` unsets an optional field.
+
+        Fields of ``spec`` may also be given as keyword arguments:
+        ``s.replace(seed=7, duration="1h")`` is
+        ``s.replace({"spec.seed": 7, "spec.duration": "1h"})``. Both forms
+        may be mixed; the mapping's changes apply first, so a keyword wins
+        over the same field in the mapping.
 
         Each change becomes an override (see :attr:`overrides`) and the
         scenario is loaded again through the same validation as a file, so a
         bad path or value raises :class:`drsim.ScenarioError` naming the
         path. The scenario itself never changes.
         """
-        return self.with_overrides(self._core.replacement_overrides(changes))
+        overrides: list[str] = []
+        if changes is not None:
+            overrides += self._core.replacement_overrides(changes)
+        if spec_fields:
+            overrides += self._core.replacement_overrides({f"spec.{k}": v for k, v in spec_fields.items()})
+        return self.with_overrides(overrides)
 
     def to_yaml(self) -> str:
         """The resolved scenario as YAML (topology inlined, defaults written out)."""

@@ -1,7 +1,8 @@
 // The whole resolved config tree of a Scenario as read-only Python views
 // (python/src/config_views.h): the root _core.Scenario gets one property per
 // field of io/scenario.h's Scenario, and every struct reachable from it
-// becomes a class _core.<kTypeName>. Also Scenario.replacement_overrides(),
+// becomes a class _core.<kTypeName>, constructible from keywords
+// (python/src/config_construct.h). Also Scenario.replacement_overrides(),
 // the typed half of drsim.Scenario.replace().
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "io/scenario.h"
 #include "python/src/bindings.h"
+#include "python/src/config_construct.h"
 #include "python/src/config_views.h"
 #include "python/src/scenario_replace.h"
 
@@ -28,6 +30,7 @@ void bind_config(py::module_& m) {
   define_config_members(scenario, m, /*value_protocols=*/false);
   // A tuple from here on: the set of config classes is fixed once bound.
   m.attr("_config_classes") = py::tuple(m.attr("_config_classes"));
+  bind_config_construction(m);
 
   scenario.def(
       "replacement_overrides",

@@ -5,7 +5,9 @@
 // hold, so a field or a struct added to a config later appears in Python
 // with no change here.
 //
-// A view holds a pointer into the loaded Scenario and keeps it alive; it has
+// A view holds a pointer into the loaded Scenario and keeps it alive (a
+// value built from keywords owns its struct: python/src/config_construct.h,
+// which adds the constructors, _replace() and pickling); it has
 // one read-only property per field (named by python_name(), documented by
 // the field's doc string), and the value protocols: repr, == and hash by
 // value, _asdict(), _fields. Lists of structs are drsim.config.ConfigList
@@ -216,8 +218,9 @@ void bind_config_class(py::module_& m) {
                            "names of their own in Python");
   }
   const std::string doc = name +
-                          " settings of a loaded scenario (read-only). Attributes follow the YAML keys in "
-                          "snake_case; units are described in drsim.config.";
+                          " settings: a read-only view into a loaded scenario, or a value built with " + name +
+                          "(**fields) (see __init__). Attributes follow the YAML keys in snake_case; units are "
+                          "described in drsim.config.";
   py::class_<T> cls(m, name.c_str(), doc.c_str());
   define_config_members(cls, m, /*value_protocols=*/true);
 }

@@ -401,6 +401,10 @@ def test_replace_with_structs_lists_and_views(inline_scenario: drsim.Scenario) -
     s3 = s2.replace({"spec.topology.services[api].service_time": {"kind": "constant", "value": 0.05}})
     assert (s3.services["api"].service_time.kind, s3.services["api"].service_time.value) == ("constant", 0.05)
     assert s3.services["api"].service_time.mean is None
+    # A value built from keywords stands for its values too.
+    built = drsim.config.ServiceTime(kind="constant", value=0.05)
+    s4 = s2.replace({"spec.topology.services[api].serviceTime": built})
+    assert s4.services["api"].service_time == built == s3.services["api"].service_time
 
 
 def test_replace_none_unsets_an_optional(default_scenario_path: pathlib.Path) -> None:
