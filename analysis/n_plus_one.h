@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "models/data/database_config.h"
 #include "models/load/rate_profile.h"
 #include "models/service/service_config.h"
 #include "models/topology/topology_config.h"
@@ -82,11 +83,34 @@ struct PopulationRow {
   std::optional<Duration> mean_latency;
 };
 
+// A pod's connection pool towards a database (all pods of the service in
+// the zone alike): an M/M/c queue of borrowers with c = maximumPoolSize
+// connections, each held for the call's queries (analysis/database_calls.h).
+struct PoolRow {
+  std::string service;
+  std::string database;
+  std::string zone;
+  std::uint32_t up_pods = 0;
+  std::uint32_t connections = 0;  // per pod: maximumPoolSize
+  double rate_per_s = 0;          // borrows per second into the zone's pods
+  // Borrow rate x mean hold / (pods x connections).
+  double utilization = 0;
+  // Connection time per borrow: validation ping, queries, commit waits.
+  std::optional<Duration> mean_hold;
+  // Erlang C wait for a connection (HikariCP's borrow wait without the
+  // validation); none when unstable or no pod is up.
+  std::optional<Duration> mean_wait;
+  bool stable = true;
+  bool overloaded = false;  // utilization above the target, or unstable
+};
+
 struct FailureCase {
   std::string name;  // "steady", "zone eu-west-1a down", "region eu-west-1 down"
   std::vector<StationRow> stations;
   std::vector<PopulationRow> populations;
-  // Some station over the target utilisation or unstable, some population
+  // Per service x database x zone; empty when no service queries a database.
+  std::vector<PoolRow> pools;
+  // Some station or pool over the target utilisation or unstable, some population
   // unserved, or some calls that fail or never return.
   bool overloaded = false;
   std::string error;                // the traffic equations have no solution (an unbounded call cycle)
@@ -106,8 +130,11 @@ Rate peak_rate(const RateProfileConfig& profile);
 
 // Throws std::invalid_argument when a service or population names a zone or
 // service that does not exist (the scenario loader reports those first).
+// `databases`: the ones the services' database calls name (also throws
+// std::invalid_argument for an unknown one).
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
-                          const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8);
+                          const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8,
+                          const std::vector<DatabaseConfig>& databases = {});
 
 // The report as fixed-width text: per failure case the service x zone rows
 // and the populations' end-to-end latency.

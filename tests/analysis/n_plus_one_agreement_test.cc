@@ -102,7 +102,7 @@ void expect_agreement(const FailureCase& predicted, const RunResult& run) {
 
 NPlusOneReport check(const Scenario& scenario) {
   const DeploymentConfig& deployment = scenario.spec.topology.config;
-  return n_plus_one(deployment, deployment.services, scenario.spec.load);
+  return n_plus_one(deployment, deployment.services, scenario.spec.load, 0.8, deployment.databases);
 }
 
 TEST(CheckAgreesWithTheSimulatedCallGraph, Steady) {
