@@ -165,6 +165,23 @@ Duration mean_query_time(const DatabaseConfig& db) {
   return ServiceTimeDistribution(*db.query_time).mean();
 }
 
+double query_time_variance(const DatabaseConfig& db) {
+  if (!db.query_time) return 0;
+  const ServiceTimeConfig& q = *db.query_time;
+  const double mean = to_seconds(mean_query_time(db));
+  if (q.kind == "constant") return 0;
+  if (q.kind == "lognormal" && q.p50 && q.p99) {
+    const double sigma = std::log(to_seconds(*q.p99) / to_seconds(*q.p50)) / kZ099;
+    return (std::exp(sigma * sigma) - 1.0) * mean * mean;
+  }
+  if (q.kind == "empirical" && !q.samples.empty()) {
+    double sum = 0;
+    for (Duration d : q.samples) sum += (to_seconds(d) - mean) * (to_seconds(d) - mean);
+    return sum / static_cast<double>(q.samples.size());
+  }
+  return mean * mean;  // exponential
+}
+
 PoolConfig effective_pool(const ServiceConfig& service, const std::string& database) {
   PoolConfig pool;
   for (const CallConfig& call : service.calls) {
@@ -188,6 +205,16 @@ Duration connection_hold(const CallConfig& call, Duration rtt, Duration query_ti
   const double write = commit.wait ? to_seconds(rtt) + to_seconds(*commit.wait) : read;
   const double total = ping + (queries - writes) * read + writes * write;
   return Duration{static_cast<std::int64_t>(std::llround(total * 1e9))};
+}
+
+double connection_hold_variance(const CallConfig& call, Duration rtt, double query_variance, const CommitWait& commit,
+                                double validate) {
+  const std::uint32_t queries = std::max<std::uint32_t>(call.queries, 1);
+  const std::uint32_t writes = std::min(call.writes, queries);
+  // Writes waiting for acks are answered at the ack: no query time in them.
+  const std::uint32_t timed = commit.wait ? queries - writes : queries;
+  const double r = to_seconds(rtt);
+  return validate * (1.0 - validate) * r * r + timed * query_variance;
 }
 
 }  // namespace drsim

@@ -71,6 +71,9 @@ CommitWait commit_wait(const DatabaseConfig& db, const DatabaseCase& state, cons
 
 // Mean server time of one query: queryTime, 1 ms constant by default.
 Duration mean_query_time(const DatabaseConfig& db);
+// Its variance, seconds squared (constant 0, exponential mean^2, lognormal
+// (e^(sigma^2) - 1) mean^2, empirical the samples').
+double query_time_variance(const DatabaseConfig& db);
 
 // The pool a service's pods hold towards `database`: the last of its calls
 // to it that sets one (Service::connect_database), HikariCP's defaults
@@ -98,5 +101,11 @@ double validation_probability(double borrows_per_s, const PoolConfig& pool);
 // time like a read.
 Duration connection_hold(const CallConfig& call, Duration rtt, Duration query_time, const CommitWait& commit,
                          double validate);
+// The hold's variance, seconds squared: the query times' (the round trips
+// and commit waits are taken as constant, as the simulator's are) and the
+// validation ping's (there or not). The pool's waits use it (capacity_check.h
+// Station::service_scv).
+double connection_hold_variance(const CallConfig& call, Duration rtt, double query_variance, const CommitWait& commit,
+                                double validate);
 
 }  // namespace drsim

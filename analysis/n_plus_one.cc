@@ -231,12 +231,20 @@ class CaseModel {
       change = std::max(change, std::abs(validate - p.validate));
       p.validate = validate;
       const DatabaseConfig& db = databases_[p.database];
-      double weighted = 0, weight = 0;
+      // The calls' holds as one mixture: its mean and second moment.
+      double weighted = 0, second = 0, weight = 0;
       for (const CallConfig& call : services_[p.service].config->calls) {
         if (!reaches_pool(call, p)) continue;
-        const Duration hold = connection_hold(call, *p.rtt, mean_query_time(db), commits_[p.database], validate);
-        weighted += call.count * to_seconds(hold);
+        const CommitWait& commit = commits_[p.database];
+        const double hold = to_seconds(connection_hold(call, *p.rtt, mean_query_time(db), commit, validate));
+        const double variance = connection_hold_variance(call, *p.rtt, query_time_variance(db), commit, validate);
+        weighted += call.count * hold;
+        second += call.count * (variance + hold * hold);
         weight += call.count;
+      }
+      if (weight > 0) {
+        const double mean = weighted / weight;
+        stations_[p.node].service_scv = std::max(0.0, second / weight - mean * mean) / (mean * mean);
       }
       // No call reaches the pool (no primary, unreachable): it gets no
       // borrows, and a nominal 1 ns keeps the station well-formed.

@@ -281,7 +281,9 @@ TEST(NPlusOneDatabase, TheCallHoldsItsConnectionForTheQueriesAndTheCommit) {
 }
 
 TEST(NPlusOneDatabase, APoolNearItsSizeWaitsAsErlangC) {
-  // 2 connections per pod at 100 borrows/s of 13 ms: M/M/2 at 65%.
+  // 2 connections per pod at 100 borrows/s of 13 ms: M/M/2 at 65%. The hold
+  // is constant here (constant query times, a validation ping practically
+  // never): the M/G/c wait is half Erlang C's.
   const NPlusOneReport report = n_plus_one(regions(), db_caller(2), {users(100)}, 0.8, {database()});
   const PoolRow& pool = pool_row(report.cases[0], "a");
   ASSERT_TRUE(pool.mean_hold && pool.mean_wait);
@@ -289,8 +291,8 @@ TEST(NPlusOneDatabase, APoolNearItsSizeWaitsAsErlangC) {
   EXPECT_NEAR(pool.utilization, 100 * to_seconds(*pool.mean_hold) / 2, 1e-9);
   const auto mmc = mmc_metrics(Rate{100}, *pool.mean_hold, 2);
   ASSERT_TRUE(mmc);
-  EXPECT_GT(to_seconds(mmc->mean_wait), 0.005);  // non-trivial: about 1.1 hold times
-  EXPECT_NEAR(to_seconds(*pool.mean_wait), to_seconds(mmc->mean_wait), 1e-9);
+  EXPECT_GT(to_seconds(mmc->mean_wait), 0.005);  // non-trivial: about 0.5 hold times
+  EXPECT_NEAR(to_seconds(*pool.mean_wait), to_seconds(mmc->mean_wait) / 2, 2e-9);
 
   // Past its size the pool is unstable, and so is its caller (workers held without bound).
   const NPlusOneReport over = n_plus_one(regions(), db_caller(1), {users(100)}, 0.8, {database()});
