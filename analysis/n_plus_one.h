@@ -35,9 +35,44 @@
 //   other zones is burstier than the Poisson stream the chain assumes (the
 //   zone's waits come out a little low). Spill-overs and rates are iterated
 //   together to a fixed point.
+// * Database calls (CallConfig::database; analysis/database_calls.h). Each
+//   pod holds one connection pool per database it queries, shared by its
+//   calls to it: a pool station per service x zone x database, each up pod
+//   an M/G/c queue of borrowers with c = maximumPoolSize (HikariCP's 10 when
+//   no call sets a pool). A call waits for a connection, then holds it for
+//   its queries one after another: a validation ping first when the
+//   connection has idled past aliveBypassWindow (approximated as
+//   exp(-borrows per pod x window)), each read a round trip to the primary
+//   plus the mean queryTime, each write the same in async mode, or a round
+//   trip plus the commit wait for the replicas' acks (semi-sync: the first;
+//   sync: the syncAcks-th; each one way + transmission + applyTime + one way
+//   back). Reads go to the primary as in the simulator (the only member that
+//   keeps client sessions). Round trips are the route's, without jitter or
+//   loss, as the pools' (Database::member_round_trip). The caller's worker
+//   waits for the borrow wait and the hold. The pool's wait is Erlang C's
+//   scaled by (1 + scv) / 2, scv the hold's squared coefficient of variation
+//   (mostly round trips: about half the M/M/c wait); its utilisation
+//   (borrows x hold / connections) is exact by Little's law. A pool at or
+//   over 1 is unstable and so is its caller (workers held without bound).
+//   Database servers have no capacity limit in the simulator: not stations.
+//   Approximations: connections beyond minimumIdle are taken as open (their
+//   connect time on demand is neglected), the replication stream's queueing
+//   behind other writes is neglected, several calls to one database share
+//   one mean hold (exact for sequential calls' total).
+// * Databases in a failure case: the state the simulator settles in. A
+//   primary whose zone is down (or that the health checks cannot reach) is
+//   failed over when failover is automatic, to the replica the simulator
+//   promotes (preferredZone, then preferredRegion, then the most up to date:
+//   the one the writes reached first); with manual failover or no replica to
+//   promote, there is no writable primary and every call to the database
+//   fails (note; taken as failing at once, where the simulator's pools fail
+//   after the driver's timeouts). A primary the caller's zone cannot reach
+//   loses the calls (note; the caller is unstable), and so do sync writes
+//   without enough connected replicas. Pods whose pools could open more
+//   sessions than the database's maxConnections get a note.
 //
 // Stable cases at moderate load agree with the simulation: utilisation
-// within 3% and mean latency within 10%
+// within 3% and mean latency within 10%, also with database calls
 // (tests/analysis/n_plus_one_agreement_test.cc, docs/validation.md).
 #include <cstdint>
 #include <optional>
