@@ -24,7 +24,8 @@ double stream_bps(const DatabaseConfig& db, const Topology& topology, const Topo
   const auto route = topology.route(from, to, state);
   if (!route) return 0;
   double narrowest = std::numeric_limits<double>::infinity();
-  for (LinkIndex l : route->links) narrowest = std::min(narrowest, topology.config().links[l].bandwidth.bits_per_second);
+  for (LinkIndex l : route->links)
+    narrowest = std::min(narrowest, topology.config().links[l].bandwidth.bits_per_second);
   return std::isinf(narrowest) ? 0.0 : narrowest * db.link_share.value;
 }
 
@@ -37,7 +38,8 @@ std::optional<Duration> ack_delay(const DatabaseConfig& db, const Topology& topo
   const double bps = stream_bps(db, topology, state, primary, member_zone);
   Duration transmit{0};
   if (bps > 0) {
-    transmit = Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9))};
+    transmit =
+        Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9))};
   }
   return *there + transmit + apply + *back;
 }
@@ -52,7 +54,8 @@ Members members_of(const DatabaseConfig& db, const Topology& topology) {
   Members m;
   auto add = [&](const std::string& zone, Duration apply) {
     const auto z = topology.find_zone(zone);
-    if (!z) throw std::invalid_argument("drsim check: database \"" + db.name + "\" names unknown zone \"" + zone + "\"");
+    if (!z)
+      throw std::invalid_argument("drsim check: database \"" + db.name + "\" names unknown zone \"" + zone + "\"");
     m.zone.push_back(*z);
     m.apply.push_back(apply);
   };
@@ -101,7 +104,8 @@ DatabaseCase database_case(const DatabaseConfig& db, const Topology& topology, c
       }
       if (!sub.empty()) eligible = std::move(sub);
     };
-    if (!db.preferred_zone.empty()) restrict([&](std::size_t m) { return topology.zone_name(members.zone[m]) == db.preferred_zone; });
+    if (!db.preferred_zone.empty())
+      restrict([&](std::size_t m) { return topology.zone_name(members.zone[m]) == db.preferred_zone; });
     if (!db.preferred_region.empty()) {
       restrict([&](std::size_t m) {
         return topology.region_name(topology.region_of(members.zone[m])) == db.preferred_region;
@@ -119,7 +123,8 @@ DatabaseCase database_case(const DatabaseConfig& db, const Topology& topology, c
       const auto there = one_way(topology, nominal, members.zone[0], members.zone[m]);
       const double bps = stream_bps(db, topology, nominal, members.zone[0], members.zone[m]);
       Duration delay = there.value_or(Duration::max() / 4) + members.apply[m];
-      if (bps > 0) delay += Duration{static_cast<std::int64_t>(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9)};
+      if (bps > 0)
+        delay += Duration{static_cast<std::int64_t>(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9)};
       if (!best || delay < best_delay) {
         best = m;
         best_delay = delay;
@@ -144,7 +149,8 @@ CommitWait commit_wait(const DatabaseConfig& db, const DatabaseCase& c, const To
   const Members members = members_of(db, topology);
   std::vector<Duration> acks;
   for (std::size_t m : c.connected) {
-    if (auto d = ack_delay(db, topology, topology_state, c.primary_zone, members.zone[m], members.apply[m])) acks.push_back(*d);
+    if (auto d = ack_delay(db, topology, topology_state, c.primary_zone, members.zone[m], members.apply[m]))
+      acks.push_back(*d);
   }
   std::sort(acks.begin(), acks.end());
   if (mode == ReplicationMode::kSemiSync) {

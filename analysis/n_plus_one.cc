@@ -1,13 +1,12 @@
 #include "analysis/n_plus_one.h"
 
-#include "analysis/blast_radius.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
 
+#include "analysis/blast_radius.h"
 #include "analysis/capacity_check.h"
 #include "analysis/database_calls.h"
 #include "analysis/expected_network_delay.h"
@@ -52,7 +51,7 @@ constexpr int kMaxSpillRounds = 2000;
 // service stations (node kNoNode when the zone has no up pod).
 struct PoolNode {
   std::size_t service = 0;
-  std::size_t zone = 0;      // index into the service's zones
+  std::size_t zone = 0;  // index into the service's zones
   std::size_t database = 0;
   std::size_t node = kNoNode;
   PoolConfig pool;
@@ -125,8 +124,8 @@ class CaseModel {
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
       if (round >= kMaxSpillRounds) {
-        throw std::runtime_error("drsim check: zone affinity spill-over and pool validation did not converge in case \"" +
-                                 out.name + "\"");
+        throw std::runtime_error(
+            "drsim check: zone affinity spill-over and pool validation did not converge in case \"" + out.name + "\"");
       }
     }
     out.notes = notes_;
@@ -301,7 +300,8 @@ class CaseModel {
       if (!db_cases_[db].primary) continue;
       std::uint64_t sessions = 0;
       for (const PoolNode& p : pools_) {
-        if (p.database == db && p.node != kNoNode) sessions += std::uint64_t{stations_[p.node].replicas} * p.pool.maximum_pool_size;
+        if (p.database == db && p.node != kNoNode)
+          sessions += std::uint64_t{stations_[p.node].replicas} * p.pool.maximum_pool_size;
       }
       if (sessions > databases_[db].max_connections) {
         note("database " + databases_[db].name + ": the pods' pools may open " + std::to_string(sessions) +
@@ -537,7 +537,7 @@ class CaseModel {
   std::vector<DatabaseCase> db_cases_;  // per database: who serves in this case
   std::vector<CommitWait> commits_;     // per database
   std::vector<PoolNode> pools_;
-  std::size_t pool_stations_ = 0;       // pools with a node
+  std::size_t pool_stations_ = 0;  // pools with a node
   std::vector<DeployedService> services_;
   std::map<std::string, std::size_t> by_name_;
   bool any_affinity_ = false;
@@ -584,8 +584,8 @@ NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<Serv
     for (RegionIndex r = 0; r < topo.region_count(); ++r) {
       TopologyState state = nominal;
       for (ZoneIndex z : topo.zones_of(r)) state.zone_up[z] = false;
-      report.cases.push_back(
-          evaluate("region " + topo.region_name(r) + " down", topo, state, services, load, databases, utilization_target));
+      report.cases.push_back(evaluate("region " + topo.region_name(r) + " down", topo, state, services, load, databases,
+                                      utilization_target));
     }
   }
   return report;

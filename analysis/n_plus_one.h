@@ -149,7 +149,9 @@ struct FailureCase {
   // unserved, or some calls that fail or never return.
   bool overloaded = false;
   std::string error;                // the traffic equations have no solution (an unbounded call cycle)
-  std::vector<std::string> notes;   // calls without a target, calls to an unreachable zone
+  // Calls without a target, calls to an unreachable zone, database calls
+  // without a writable primary, pools beyond maxConnections.
+  std::vector<std::string> notes;
   std::vector<std::string> blast_radius;  // what the failure takes with it (analysis/blast_radius.h)
 };
 

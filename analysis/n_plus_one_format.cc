@@ -57,8 +57,8 @@ std::string format_report(const NPlusOneReport& report) {
     }
     if (!c.pools.empty()) {
       // Connection pools (one per pod and database): only for scenarios with database calls.
-      std::snprintf(line, sizeof line, "  %-14s %-14s %-16s %5s %5s %10s %7s %10s %10s\n", "pool of", "database", "zone",
-                    "pods", "conns", "borrows/s", "util", "hold", "wait");
+      std::snprintf(line, sizeof line, "  %-14s %-14s %-16s %5s %5s %10s %7s %10s %10s\n", "pool of", "database",
+                    "zone", "pods", "conns", "borrows/s", "util", "hold", "wait");
       out += line;
       for (const PoolRow& p : c.pools) {
         const std::string hold = p.mean_hold ? milliseconds(*p.mean_hold) : "-";

@@ -325,7 +325,8 @@ TEST(NPlusOneDatabase, AutomaticFailoverPromotesTheReplicaTheSimulatorWould) {
   EXPECT_NEAR(to_seconds(*pool.mean_hold), hold, 1e-8);
 
   // Without a preference the nearest replica (c, the writes reach it first) wins.
-  const FailureCase nearest = find_case(n_plus_one(t, db_caller(4), {users(20)}, 0.8, {database("async")}), "zone b down");
+  const FailureCase nearest =
+      find_case(n_plus_one(t, db_caller(4), {users(20)}, 0.8, {database("async")}), "zone b down");
   ASSERT_TRUE(pool_row(nearest, "a").mean_hold);
   EXPECT_NEAR(to_seconds(*pool_row(nearest, "a").mean_hold), 3 * (0.002 + 0.002) + std::exp(-10.0) * 0.002, 1e-8);
 }
@@ -394,9 +395,10 @@ TEST(NPlusOneDatabase, TextAndJsonForms) {
   EXPECT_NE(text.find("  front          db             a                    1     4       20.0"), std::string::npos)
       << text;
   const std::string json = format_report_json(report);
-  EXPECT_NE(json.find("\"pools\": [\n      {\"service\": \"front\", \"database\": \"db\", \"zone\": \"a\", \"up_pods\": 1, "
-                      "\"connections\": 4, \"rate_per_s\": 20,"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find("\"pools\": [\n      {\"service\": \"front\", \"database\": \"db\", \"zone\": \"a\", \"up_pods\": 1, "
+                "\"connections\": 4, \"rate_per_s\": 20,"),
+      std::string::npos)
       << json;
   EXPECT_EQ(json, format_report_json(n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {database()})));
   // Without database calls: no pools table, an empty list.

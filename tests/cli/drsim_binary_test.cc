@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "tests/cli/cli_test_support.h"
 
