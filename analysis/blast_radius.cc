@@ -29,7 +29,8 @@ const ServiceConfig* find_service(const std::vector<ServiceConfig>& services, co
 }  // namespace
 
 BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
-                         const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load) {
+                         const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
+                         const std::vector<DatabaseConfig>& databases) {
   BlastRadius radius;
   const auto partition = topology.partitions(state);
   for (ZoneIndex z = 0; z < topology.zone_count(); ++z) {
@@ -92,6 +93,10 @@ BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
       radius.populations_cut_off.push_back(population.name);
     }
   }
+  for (const DatabaseConfig& db : databases) {
+    const auto zone = topology.find_zone(db.primary_zone);
+    if (zone && !state.zone_up[*zone]) radius.database_primaries_lost.push_back(db.name + " in " + db.primary_zone);
+  }
   return radius;
 }
 
@@ -113,6 +118,7 @@ std::vector<std::string> describe(const BlastRadius& radius) {
   for (const std::string& p : radius.populations_cut_off) {
     lines.push_back("population " + p + " can no longer reach its entry service");
   }
+  for (const std::string& db : radius.database_primaries_lost) lines.push_back("database " + db + " loses its primary");
   return lines;
 }
 

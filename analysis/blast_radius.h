@@ -3,12 +3,14 @@
 // down, which services lose pods, which services lose a dependency (pods
 // left in a zone that can no longer reach any pod of a service they call,
 // because the callee's zones are down or cut off by a partition), and which
-// client populations can no longer reach their entry service. It answers
+// client populations can no longer reach their entry service, and which
+// databases lose their primary (its zone is down). It answers
 // "what does losing this zone, region or link take with it?" before anything
 // is simulated; `drsim check` prints it for every single failure.
 #include <string>
 #include <vector>
 
+#include "models/data/database_config.h"
 #include "models/service/service_config.h"
 #include "models/topology/topology.h"
 #include "models/traffic/client_population.h"
@@ -35,14 +37,19 @@ struct BlastRadius {
   std::vector<std::string> services_down;  // no pod left up anywhere
   std::vector<LostDependency> lost_dependencies;
   std::vector<std::string> populations_cut_off;  // no reachable pod of their entry service
+  // "name in zone": databases whose configured primary's zone is down (what
+  // follows, failover or none, is drsim check's business).
+  std::vector<std::string> database_primaries_lost;
 
   bool empty() const {
-    return zones_down.empty() && pods_lost.empty() && lost_dependencies.empty() && populations_cut_off.empty();
+    return zones_down.empty() && pods_lost.empty() && lost_dependencies.empty() && populations_cut_off.empty() &&
+           database_primaries_lost.empty();
   }
 };
 
 BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
-                         const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load);
+                         const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
+                         const std::vector<DatabaseConfig>& databases = {});
 
 // One line per finding, for reports: "zones down: a, b", "payments loses 3 pods in north-a", ...
 std::vector<std::string> describe(const BlastRadius& radius);

@@ -352,6 +352,14 @@ StationQueue station_metrics(const Station& s, Rate offered, double holding_s, D
     out.queue = mmck_metrics(per_replica, holding, s.servers, *s.capacity);
   } else {
     out.queue = mmc_metrics(per_replica, holding, s.servers);
+    if (out.queue && s.service_scv != 1.0) {
+      QueueMetrics& q = *out.queue;
+      const double wait = to_seconds(q.mean_wait) * (1.0 + s.service_scv) / 2.0;
+      q.mean_wait = Duration{static_cast<std::int64_t>(std::llround(wait * 1e9))};
+      q.mean_response = q.mean_wait + holding;
+      q.mean_queue_length = per_replica.per_second * wait;
+      q.mean_in_system = q.mean_queue_length + per_replica.per_second * to_seconds(holding);
+    }
   }
   if (out.queue && s.replicas != 1) {
     out.queue->throughput_per_s *= replicas;

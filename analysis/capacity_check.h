@@ -218,6 +218,13 @@ struct Station {
   // streams; with several it neglects that a request may wait at a busy
   // replica while another has an idle worker.
   Rate idle_only_offered{};
+  // Squared coefficient of variation of the service time (1: exponential).
+  // For an unbounded queue without an idle-only stream, the M/M/c wait is
+  // scaled by (1 + scv) / 2 (the M/G/c approximation of Lee and Longton,
+  // Allen-Cunneen's with Poisson arrivals): a near-constant service waits
+  // about half as long. Used for connection pools, whose hold is mostly
+  // round trips (analysis/database_calls.h); services keep 1.
+  double service_scv = 1.0;
 };
 
 struct CapacityOptions {

@@ -1,14 +1,14 @@
 #include "analysis/n_plus_one.h"
 
-#include "analysis/blast_radius.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
 
+#include "analysis/blast_radius.h"
 #include "analysis/capacity_check.h"
+#include "analysis/database_calls.h"
 #include "analysis/expected_network_delay.h"
 #include "analysis/population_routing.h"
 #include "analysis/queueing.h"
@@ -47,6 +47,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kSpillTolerance = 1e-10;
 constexpr int kMaxSpillRounds = 2000;
 
+// One pod pool per service x zone x database it queries: a station after the
+// service stations (node kNoNode when the zone has no up pod).
+struct PoolNode {
+  std::size_t service = 0;
+  std::size_t zone = 0;  // index into the service's zones
+  std::size_t database = 0;
+  std::size_t node = kNoNode;
+  PoolConfig pool;
+  std::optional<Duration> rtt;  // pod zone -> primary; none: unreachable or no primary
+  double validate = 0;          // chance that a borrow pings first
+};
+
 // A call edge on which zone affinity offers the callee's zone in the caller's
 // zone first: `calls` per request served by `caller`.
 struct LocalTry {
@@ -60,8 +72,13 @@ struct LocalTry {
 class CaseModel {
  public:
   CaseModel(const Topology& topology, const TopologyState& state, const std::vector<ServiceConfig>& services,
-            const std::vector<ClientPopulationConfig>& load)
-      : topology_(topology), state_(state), load_(load) {
+            const std::vector<ClientPopulationConfig>& load, const std::vector<DatabaseConfig>& databases)
+      : topology_(topology), state_(state), load_(load), databases_(databases) {
+    for (const DatabaseConfig& db : databases_) {
+      db_by_name_.emplace(db.name, db_cases_.size());
+      db_cases_.push_back(database_case(db, topology, state));
+      commits_.push_back(commit_wait(db, db_cases_.back(), topology, state));
+    }
     for (const ServiceConfig& s : services) {
       by_name_.emplace(s.name, services_.size());
       services_.push_back(deploy(s, topology, state));
@@ -86,6 +103,7 @@ class CaseModel {
     }
     rtt_.assign(topology.zone_count() * topology.zone_count(), std::nullopt);
     rtt_known_.assign(rtt_.size(), false);
+    add_pools();
   }
 
   FailureCase solve(std::string name, double target) {
@@ -97,14 +115,17 @@ class CaseModel {
     for (int round = 1;; ++round) {
       build();
       report = check_capacity(graph_, stations_, external_);
-      if (!report.ok() || !any_affinity_) break;
-      const double change = update_spills(report, damp);
+      if (!report.ok() || (!any_affinity_ && pools_.empty())) break;
+      double change = any_affinity_ ? update_spills(report, damp) : 0.0;
+      // The pools' validation pings depend on their borrow rates (a second
+      // unknown of the same fixed point, settled in the same rounds).
+      change = std::max(change, update_pools(&report));
       if (change < kSpillTolerance) break;
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
       if (round >= kMaxSpillRounds) {
-        throw std::runtime_error("drsim check: zone affinity spill-over did not converge in case \"" + out.name +
-                                 "\"");
+        throw std::runtime_error(
+            "drsim check: zone affinity spill-over and pool validation did not converge in case \"" + out.name + "\"");
       }
     }
     out.notes = notes_;
@@ -114,6 +135,7 @@ class CaseModel {
       out.overloaded = true;
     }
     station_rows(report, target, out);
+    pool_rows(report, target, out);
     population_rows(report, out);
     return out;
   }
@@ -134,6 +156,161 @@ class CaseModel {
     return rtt_[key];
   }
 
+  // The simulator's pools reach a database member at the route's round trip,
+  // without the jitter and loss that service calls sample
+  // (Database::member_round_trip).
+  std::optional<Duration> route_rtt(ZoneIndex from, ZoneIndex to) const {
+    const auto route = topology_.route(from, to, state_);
+    if (!route) return std::nullopt;
+    return route->rtt;
+  }
+
+  std::size_t database_index(const std::string& name) const {
+    const auto it = db_by_name_.find(name);
+    if (it == db_by_name_.end()) throw std::invalid_argument("drsim check: unknown database \"" + name + "\"");
+    return it->second;
+  }
+
+  std::string pool_name(const PoolNode& p) const {
+    const DeployedService& d = services_[p.service];
+    return d.config->name + "@" + d.config->replicas[p.zone].zone + " pool " + databases_[p.database].name;
+  }
+
+  // A pool station per service x zone x database called, after the service
+  // stations: each up pod's pool is one replica of it, its connections the
+  // servers. Its service time (the mean hold) is set by update_pools().
+  void add_pools() {
+    for (std::size_t s = 0; s < services_.size(); ++s) {
+      const DeployedService& d = services_[s];
+      std::vector<std::size_t> called;
+      for (const CallConfig& call : d.config->calls) {
+        if (call.database.empty()) continue;
+        const std::size_t db = database_index(call.database);
+        if (std::find(called.begin(), called.end(), db) == called.end()) called.push_back(db);
+      }
+      for (std::size_t db : called) {
+        for (std::size_t z = 0; z < d.zones.size(); ++z) {
+          PoolNode p;
+          p.service = s;
+          p.zone = z;
+          p.database = db;
+          p.pool = effective_pool(*d.config, databases_[db].name);
+          if (db_cases_[db].primary) p.rtt = route_rtt(d.zones[z], db_cases_[db].primary_zone);
+          if (node_of_[s][z] != kNoNode) {
+            p.node = nodes_.size() + pool_stations_;
+            ++pool_stations_;
+            Station station;
+            station.servers = p.pool.maximum_pool_size;
+            station.replicas = d.up_pods[z];
+            stations_.push_back(station);
+          }
+          pools_.push_back(p);
+        }
+      }
+    }
+    update_pools(nullptr);
+  }
+
+  // The calls from a pool's service to its database whose borrows reach the
+  // pool: its reads always, its writes unless they can never commit.
+  bool reaches_pool(const CallConfig& call, const PoolNode& p) const {
+    return call.database == databases_[p.database].name && p.rtt && !(call.writes > 0 && commits_[p.database].never);
+  }
+
+  // Sets every pool's validation chance from its borrow rate per pod and its
+  // mean hold (the count-weighted mean over the calls sharing it: exact for
+  // the pool's load, and for the caller's time when the calls are
+  // sequential). Returns the largest change of the validation chance.
+  double update_pools(const CapacityReport* report) {
+    double change = 0;
+    for (PoolNode& p : pools_) {
+      if (p.node == kNoNode) continue;
+      const double borrows = report ? report->nodes[p.node].offered.per_second / stations_[p.node].replicas : 0.0;
+      const double validate = validation_probability(borrows, p.pool);
+      change = std::max(change, std::abs(validate - p.validate));
+      p.validate = validate;
+      const DatabaseConfig& db = databases_[p.database];
+      // The calls' holds as one mixture: its mean and second moment.
+      double weighted = 0, second = 0, weight = 0;
+      for (const CallConfig& call : services_[p.service].config->calls) {
+        if (!reaches_pool(call, p)) continue;
+        const CommitWait& commit = commits_[p.database];
+        const double hold = to_seconds(connection_hold(call, *p.rtt, mean_query_time(db), commit, validate));
+        const double variance = connection_hold_variance(call, *p.rtt, query_time_variance(db), commit, validate);
+        weighted += call.count * hold;
+        second += call.count * (variance + hold * hold);
+        weight += call.count;
+      }
+      if (weight > 0) {
+        const double mean = weighted / weight;
+        stations_[p.node].service_scv = std::max(0.0, second / weight - mean * mean) / (mean * mean);
+      }
+      // No call reaches the pool (no primary, unreachable): it gets no
+      // borrows, and a nominal 1 ns keeps the station well-formed.
+      stations_[p.node].mean_service =
+          weight > 0 ? Duration{std::max<std::int64_t>(1, std::llround(weighted / weight * 1e9))} : Duration{1};
+    }
+    return change;
+  }
+
+  const PoolNode& pool_of(std::size_t service, std::size_t zone, std::size_t database) const {
+    for (const PoolNode& p : pools_) {
+      if (p.service == service && p.zone == zone && p.database == database) return p;
+    }
+    throw std::logic_error("drsim check: no pool for a database call");  // add_pools() made one per call
+  }
+
+  // A database call: to the pod's pool station, whose response (borrow wait
+  // and hold) the caller's worker waits for; no network round trip on top
+  // (the hold has the queries' round trips).
+  void add_database_call(std::size_t node, const CallConfig& call, std::vector<Call>& group) {
+    const auto [s, z] = nodes_[node];
+    const std::size_t db = database_index(call.database);
+    const PoolNode& p = pool_of(s, z, db);
+    const std::size_t pool = p.node;
+    const std::string& name = databases_[db].name;
+    const DatabaseCase& state = db_cases_[db];
+    if (!state.primary) {
+      // The endpoint leads to no writable primary: reads and writes fail
+      // (in the simulator after the driver's timeouts; taken here as at once).
+      note("calls from " + node_name(node) + " to database " + name + " fail: no writable primary (" + state.problem +
+           ")");
+      return;
+    }
+    Call routed;
+    routed.count = call.count;
+    if (!p.rtt) {
+      note("calls from " + node_name(node) + " to database " + name + " are lost: zone unreachable");
+      routed.routes.push_back(CallRoute{pool, 0.0, Duration::zero()});
+    } else if (call.writes > 0 && commits_[db].never) {
+      note("writes from " + node_name(node) + " to database " + name + " never commit: sync replication needs " +
+           std::to_string(databases_[db].required_acks()) + " replica acks, " + std::to_string(state.connected.size()) +
+           " connected");
+      routed.routes.push_back(CallRoute{pool, 0.0, Duration::zero()});
+    } else {
+      routed.target = pool;
+    }
+    group.push_back(std::move(routed));
+  }
+
+  // Every pod opens up to maximumPoolSize sessions on the primary; beyond
+  // maxConnections the connects fail ("Too many connections").
+  void note_connection_limits() {
+    for (std::size_t db = 0; db < databases_.size(); ++db) {
+      if (!db_cases_[db].primary) continue;
+      std::uint64_t sessions = 0;
+      for (const PoolNode& p : pools_) {
+        if (p.database == db && p.node != kNoNode)
+          sessions += std::uint64_t{stations_[p.node].replicas} * p.pool.maximum_pool_size;
+      }
+      if (sessions > databases_[db].max_connections) {
+        note("database " + databases_[db].name + ": the pods' pools may open " + std::to_string(sessions) +
+             " connections, above its maxConnections " + std::to_string(databases_[db].max_connections) +
+             " (connects beyond it fail: Too many connections)");
+      }
+    }
+  }
+
   std::size_t service_index(const std::string& name) const {
     const auto it = by_name_.find(name);
     if (it == by_name_.end()) throw std::invalid_argument("drsim check: unknown service \"" + name + "\"");
@@ -150,9 +327,13 @@ class CaseModel {
     notes_.clear();
     local_tries_.clear();
     for (std::size_t node = 0; node < nodes_.size(); ++node) graph_.add_node(node_name(node));
+    for (const PoolNode& p : pools_) {
+      if (p.node != kNoNode) graph_.add_node(pool_name(p));
+    }
     for (std::size_t node = 0; node < nodes_.size(); ++node) add_calls(node);
+    note_connection_limits();
 
-    external_.assign(nodes_.size(), Rate{});
+    external_.assign(stations_.size(), Rate{});
     local_external_.assign(nodes_.size(), 0.0);
     unserved_.assign(load_.size(), 0.0);
     for (std::size_t p = 0; p < load_.size(); ++p) {
@@ -196,6 +377,10 @@ class CaseModel {
       if (call.parallel != parallel) {
         flush();
         parallel = call.parallel;
+      }
+      if (!call.database.empty()) {
+        add_database_call(node, call, group);
+        continue;
       }
       const std::size_t c = service_index(call.service);
       const DeployedService& callee = services_[c];
@@ -284,6 +469,29 @@ class CaseModel {
     }
   }
 
+  void pool_rows(const CapacityReport& report, double target, FailureCase& out) const {
+    for (const PoolNode& p : pools_) {
+      const DeployedService& d = services_[p.service];
+      PoolRow row;
+      row.service = d.config->name;
+      row.database = databases_[p.database].name;
+      row.zone = d.config->replicas[p.zone].zone;
+      row.up_pods = d.up_pods[p.zone];
+      row.connections = p.pool.maximum_pool_size;
+      if (p.node != kNoNode && report.ok()) {
+        const NodeCapacity& n = report.nodes[p.node];
+        row.rate_per_s = n.offered.per_second;
+        row.utilization = n.offered_utilization;
+        row.stable = n.stable;
+        if (n.offered.per_second > 0) row.mean_hold = n.holding;
+        if (n.queue && n.offered.per_second > 0) row.mean_wait = n.queue->mean_wait;
+        row.overloaded = !n.stable || n.offered_utilization > target;
+      }
+      out.overloaded = out.overloaded || row.overloaded;
+      out.pools.push_back(row);
+    }
+  }
+
   void population_rows(const CapacityReport& report, FailureCase& out) {
     for (std::size_t p = 0; p < load_.size(); ++p) {
       const ClientPopulationConfig& pop = load_[p];
@@ -324,6 +532,12 @@ class CaseModel {
   const Topology& topology_;
   const TopologyState& state_;
   const std::vector<ClientPopulationConfig>& load_;
+  const std::vector<DatabaseConfig>& databases_;
+  std::map<std::string, std::size_t> db_by_name_;
+  std::vector<DatabaseCase> db_cases_;  // per database: who serves in this case
+  std::vector<CommitWait> commits_;     // per database
+  std::vector<PoolNode> pools_;
+  std::size_t pool_stations_ = 0;  // pools with a node
   std::vector<DeployedService> services_;
   std::map<std::string, std::size_t> by_name_;
   bool any_affinity_ = false;
@@ -343,34 +557,35 @@ class CaseModel {
 
 FailureCase evaluate(std::string name, const Topology& topology, const TopologyState& state,
                      const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
-                     double target) {
-  CaseModel model(topology, state, services, load);
+                     const std::vector<DatabaseConfig>& databases, double target) {
+  CaseModel model(topology, state, services, load, databases);
   FailureCase out = model.solve(std::move(name), target);
-  out.blast_radius = describe(blast_radius(topology, state, services, load));
+  out.blast_radius = describe(blast_radius(topology, state, services, load, databases));
   return out;
 }
 
 }  // namespace
 
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
-                          const std::vector<ClientPopulationConfig>& load, double utilization_target) {
+                          const std::vector<ClientPopulationConfig>& load, double utilization_target,
+                          const std::vector<DatabaseConfig>& databases) {
   const Topology topo(topology);
   NPlusOneReport report;
   report.utilization_target = utilization_target;
   const TopologyState nominal = topo.nominal_state();
-  report.cases.push_back(evaluate("steady", topo, nominal, services, load, utilization_target));
+  report.cases.push_back(evaluate("steady", topo, nominal, services, load, databases, utilization_target));
   for (ZoneIndex z = 0; z < topo.zone_count(); ++z) {
     TopologyState state = nominal;
     state.zone_up[z] = false;
     report.cases.push_back(
-        evaluate("zone " + topo.zone_name(z) + " down", topo, state, services, load, utilization_target));
+        evaluate("zone " + topo.zone_name(z) + " down", topo, state, services, load, databases, utilization_target));
   }
   if (topo.region_count() > 1) {
     for (RegionIndex r = 0; r < topo.region_count(); ++r) {
       TopologyState state = nominal;
       for (ZoneIndex z : topo.zones_of(r)) state.zone_up[z] = false;
-      report.cases.push_back(
-          evaluate("region " + topo.region_name(r) + " down", topo, state, services, load, utilization_target));
+      report.cases.push_back(evaluate("region " + topo.region_name(r) + " down", topo, state, services, load, databases,
+                                      utilization_target));
     }
   }
   return report;

@@ -35,15 +35,54 @@
 //   other zones is burstier than the Poisson stream the chain assumes (the
 //   zone's waits come out a little low). Spill-overs and rates are iterated
 //   together to a fixed point.
+// * Database calls (CallConfig::database; analysis/database_calls.h). Each
+//   pod holds one connection pool per database it queries, shared by its
+//   calls to it: a pool station per service x zone x database, each up pod
+//   an M/G/c queue of borrowers with c = maximumPoolSize (HikariCP's 10 when
+//   no call sets a pool). A call waits for a connection, then holds it for
+//   its queries one after another: a validation ping first when the
+//   connection has idled past aliveBypassWindow (approximated as
+//   exp(-borrows per pod x window)), each read a round trip to the primary
+//   plus the mean queryTime, each write the same in async mode, or a round
+//   trip plus the commit wait for the replicas' acks (semi-sync: the first;
+//   sync: the syncAcks-th; each one way + transmission + applyTime + one way
+//   back). Reads go to the primary as in the simulator (the only member that
+//   keeps client sessions). Round trips are the route's, without jitter or
+//   loss, as the pools' (Database::member_round_trip). The caller's worker
+//   waits for the borrow wait and the hold. The pool's wait is Erlang C's
+//   scaled by (1 + scv) / 2, scv the hold's squared coefficient of variation
+//   (mostly round trips: about half the M/M/c wait); its utilisation
+//   (borrows x hold / connections) is exact by Little's law. Behind a
+//   round-robin balancer a pod's borrows are smoother than Poisson and the
+//   wait is an upper bound (the pile-up's north-shard pool at 80%: 12.3 ms
+//   here, 0.7 ms simulated; utilisation 80.0% vs 80.5%). A pool at or
+//   over 1 is unstable and so is its caller (workers held without bound).
+//   Database servers have no capacity limit in the simulator: not stations.
+//   Approximations: connections beyond minimumIdle are taken as open (their
+//   connect time on demand is neglected), the replication stream's queueing
+//   behind other writes is neglected, several calls to one database share
+//   one mean hold (exact for sequential calls' total).
+// * Databases in a failure case: the state the simulator settles in. A
+//   primary whose zone is down (or that the health checks cannot reach) is
+//   failed over when failover is automatic, to the replica the simulator
+//   promotes (preferredZone, then preferredRegion, then the most up to date:
+//   the one the writes reached first); with manual failover or no replica to
+//   promote, there is no writable primary and every call to the database
+//   fails (note; taken as failing at once, where the simulator's pools fail
+//   after the driver's timeouts). A primary the caller's zone cannot reach
+//   loses the calls (note; the caller is unstable), and so do sync writes
+//   without enough connected replicas. Pods whose pools could open more
+//   sessions than the database's maxConnections get a note.
 //
 // Stable cases at moderate load agree with the simulation: utilisation
-// within 3% and mean latency within 10%
+// within 3% and mean latency within 10%, also with database calls
 // (tests/analysis/n_plus_one_agreement_test.cc, docs/validation.md).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/data/database_config.h"
 #include "models/load/rate_profile.h"
 #include "models/service/service_config.h"
 #include "models/topology/topology_config.h"
@@ -82,15 +121,40 @@ struct PopulationRow {
   std::optional<Duration> mean_latency;
 };
 
+// A pod's connection pool towards a database (all pods of the service in
+// the zone alike): an M/M/c queue of borrowers with c = maximumPoolSize
+// connections, each held for the call's queries (analysis/database_calls.h).
+struct PoolRow {
+  std::string service;
+  std::string database;
+  std::string zone;
+  std::uint32_t up_pods = 0;
+  std::uint32_t connections = 0;  // per pod: maximumPoolSize
+  double rate_per_s = 0;          // borrows per second into the zone's pods
+  // Borrow rate x mean hold / (pods x connections).
+  double utilization = 0;
+  // Connection time per borrow: validation ping, queries, commit waits.
+  std::optional<Duration> mean_hold;
+  // Erlang C wait for a connection (HikariCP's borrow wait without the
+  // validation); none when unstable or no pod is up.
+  std::optional<Duration> mean_wait;
+  bool stable = true;
+  bool overloaded = false;  // utilization above the target, or unstable
+};
+
 struct FailureCase {
   std::string name;  // "steady", "zone eu-west-1a down", "region eu-west-1 down"
   std::vector<StationRow> stations;
   std::vector<PopulationRow> populations;
-  // Some station over the target utilisation or unstable, some population
+  // Per service x database x zone; empty when no service queries a database.
+  std::vector<PoolRow> pools;
+  // Some station or pool over the target utilisation or unstable, some population
   // unserved, or some calls that fail or never return.
   bool overloaded = false;
   std::string error;                // the traffic equations have no solution (an unbounded call cycle)
-  std::vector<std::string> notes;   // calls without a target, calls to an unreachable zone
+  // Calls without a target, calls to an unreachable zone, database calls
+  // without a writable primary, pools beyond maxConnections.
+  std::vector<std::string> notes;
   std::vector<std::string> blast_radius;  // what the failure takes with it (analysis/blast_radius.h)
 };
 
@@ -106,8 +170,11 @@ Rate peak_rate(const RateProfileConfig& profile);
 
 // Throws std::invalid_argument when a service or population names a zone or
 // service that does not exist (the scenario loader reports those first).
+// `databases`: the ones the services' database calls name (also throws
+// std::invalid_argument for an unknown one).
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
-                          const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8);
+                          const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8,
+                          const std::vector<DatabaseConfig>& databases = {});
 
 // The report as fixed-width text: per failure case the service x zone rows
 // and the populations' end-to-end latency.

@@ -55,6 +55,21 @@ std::string format_report(const NPlusOneReport& report) {
                     holding.c_str(), response.c_str(), s.overloaded ? "  OVERLOAD" : "");
       out += line;
     }
+    if (!c.pools.empty()) {
+      // Connection pools (one per pod and database): only for scenarios with database calls.
+      std::snprintf(line, sizeof line, "  %-14s %-14s %-16s %5s %5s %10s %7s %10s %10s\n", "pool of", "database",
+                    "zone", "pods", "conns", "borrows/s", "util", "hold", "wait");
+      out += line;
+      for (const PoolRow& p : c.pools) {
+        const std::string hold = p.mean_hold ? milliseconds(*p.mean_hold) : "-";
+        const std::string wait = !p.stable ? "UNSTABLE" : p.mean_wait ? milliseconds(*p.mean_wait) : "-";
+        std::snprintf(line, sizeof line, "  %-14s %-14s %-16s %5u %5u %10.1f %7s %10s %10s%s\n", p.service.c_str(),
+                      p.database.c_str(), p.zone.c_str(), p.up_pods, p.connections, p.rate_per_s,
+                      percent(p.utilization, "%.1f%%").c_str(), hold.c_str(), wait.c_str(),
+                      p.overloaded ? "  OVERLOAD" : "");
+        out += line;
+      }
+    }
     for (const PopulationRow& p : c.populations) {
       const std::string latency = p.mean_latency ? milliseconds(*p.mean_latency) : "unbounded";
       std::snprintf(line, sizeof line, "  population %-20s %10.1f/s  mean latency %s", p.population.c_str(),
@@ -94,6 +109,18 @@ std::string format_report_json(const NPlusOneReport& report) {
              ", \"mean_holding_s\": " + json_seconds(s.mean_holding) +
              ", \"mean_response_s\": " + json_seconds(s.mean_response) + ", \"stable\": " + json_bool(s.stable) +
              ", \"overloaded\": " + json_bool(s.overloaded) + "}";
+    }
+    out += "],\n     \"pools\": [";
+    for (std::size_t k = 0; k < c.pools.size(); ++k) {
+      const PoolRow& p = c.pools[k];
+      out += k ? ",\n      {" : "\n      {";
+      out += "\"service\": " + json_string(p.service) + ", \"database\": " + json_string(p.database) +
+             ", \"zone\": " + json_string(p.zone) + ", \"up_pods\": " + std::to_string(p.up_pods) +
+             ", \"connections\": " + std::to_string(p.connections) +
+             ", \"rate_per_s\": " + json_number_rounded(p.rate_per_s) +
+             ", \"utilization\": " + json_number_rounded(p.utilization) +
+             ", \"mean_hold_s\": " + json_seconds(p.mean_hold) + ", \"mean_wait_s\": " + json_seconds(p.mean_wait) +
+             ", \"stable\": " + json_bool(p.stable) + ", \"overloaded\": " + json_bool(p.overloaded) + "}";
     }
     out += "],\n     \"populations\": [";
     for (std::size_t k = 0; k < c.populations.size(); ++k) {

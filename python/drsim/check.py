@@ -10,6 +10,7 @@ simulation; analysis/n_plus_one.h explains the model)::
     report.utilization("payments")                           # case x zone, fractions
     report.stations                                          # one row per case, service, zone
     report.populations                                       # end-to-end latency per case
+    report.pools                                             # connection pools (database calls)
     print(report)                                            # drsim check's text
 
 The report is built from the JSON ``drsim check --json`` prints, so the
@@ -49,6 +50,20 @@ _STATION_COLUMNS = (
     "stable",
     "overloaded",
 )
+_POOL_COLUMNS = (
+    "case",
+    "service",
+    "database",
+    "zone",
+    "up_pods",
+    "connections",
+    "rate_per_s",
+    "utilization",
+    "mean_hold_s",
+    "mean_wait_s",
+    "stable",
+    "overloaded",
+)
 _POPULATION_COLUMNS = ("case", "population", "rate_per_s", "unserved_rate_per_s", "mean_latency_s")
 # JSON null means "none": no headroom (no pods), an unbounded holding time, an
 # unstable station's response. NaN in a float column, as pandas expects.
@@ -60,6 +75,8 @@ _FLOAT_COLUMNS = {
     "spill",
     "mean_holding_s",
     "mean_response_s",
+    "mean_hold_s",
+    "mean_wait_s",
     "unserved_rate_per_s",
     "mean_latency_s",
 }
@@ -83,7 +100,7 @@ class CapacityReport:
     @property
     def overloaded(self) -> bool:
         """Whether some case overloads some station or leaves a population
-        unserved (``drsim check --fail-on-overload`` exits 4 then)."""
+        unserved (``drsim check --fail-on-overload`` exits 3 then)."""
         return bool(self._data["overloaded"])
 
     @property
@@ -126,6 +143,20 @@ class CapacityReport:
             {"case": case["name"], **station} for case in self._data["cases"] for station in case["stations"]
         ]
         return _frame(rows, _STATION_COLUMNS)
+
+    @property
+    def pools(self) -> pd.DataFrame:
+        """One row per case, service, database and zone: the connection pool
+        each of the service's pods in the zone holds towards the database
+        (empty when no service queries a database). ``up_pods``,
+        ``connections`` (maximumPoolSize, per pod), ``rate_per_s`` (borrows
+        per second into the zone's pods), ``utilization`` (borrows x hold /
+        connections of the up pods; inf when unbounded), ``mean_hold_s``
+        (connection time per borrow: queries, commit waits, validation; NaN
+        without borrows), ``mean_wait_s`` (wait for a connection; NaN when
+        unstable or without borrows), ``stable``, ``overloaded``."""
+        rows = [{"case": case["name"], **pool} for case in self._data["cases"] for pool in case["pools"]]
+        return _frame(rows, _POOL_COLUMNS)
 
     @property
     def populations(self) -> pd.DataFrame:
@@ -215,8 +246,9 @@ def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame
             frame[column] = pd.to_numeric(frame[column].map(lambda v: math.nan if v is None else v)).astype(
                 "float64"
             )
-    if "up_pods" in frame:
-        frame["up_pods"] = frame["up_pods"].astype("int64")
+    for column in ("up_pods", "connections"):
+        if column in frame:
+            frame[column] = frame[column].astype("int64")
     for column in ("stable", "overloaded"):
         if column in frame:
             frame[column] = frame[column].astype(bool)

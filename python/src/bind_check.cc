@@ -19,7 +19,8 @@ void bind_check(py::module_& m) {
         {
           py::gil_scoped_release release;
           const DeploymentConfig& deployment = scenario.spec.topology.config;
-          report = n_plus_one(deployment, deployment.services, scenario.spec.load, utilization_target);
+          report =
+              n_plus_one(deployment, deployment.services, scenario.spec.load, utilization_target, deployment.databases);
         }
         return py::make_tuple(format_report_json(report), format_report(report));
       },

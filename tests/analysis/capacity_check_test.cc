@@ -51,6 +51,23 @@ TEST(CapacityCheck, SingleNodeEqualsMmc) {
   EXPECT_EQ(n.visits, std::vector<double>{1});
 }
 
+TEST(CapacityCheck, ServiceScvScalesTheWaitAsMG1) {
+  // One server, constant service (scv 0): Pollaczek-Khinchine's M/D/1 wait,
+  // rho S / (2 (1 - rho)), half of M/M/1's; two replicas share the flow.
+  CallGraph g;
+  g.add_node("pool");
+  const std::vector<Station> st{{.servers = 1, .mean_service = 10ms, .replicas = 2, .service_scv = 0.0}};
+  const auto r = check_capacity(g, st, std::vector<Rate>{Rate{120}});
+  ASSERT_TRUE(r.ok()) << r.error;
+  const NodeCapacity& n = r.nodes[0];
+  ASSERT_TRUE(n.queue && n.end_to_end);
+  const double rho = 60 * 0.010;
+  EXPECT_NEAR(secs(n.queue->mean_wait), rho * 0.010 / (2 * (1 - rho)), 1e-9);
+  EXPECT_NEAR(secs(n.end_to_end), rho * 0.010 / (2 * (1 - rho)) + 0.010, 1e-9);
+  EXPECT_NEAR(n.queue->mean_queue_length, 2 * 60 * rho * 0.010 / (2 * (1 - rho)), 1e-6);  // Little, both replicas
+  EXPECT_NEAR(n.offered_utilization, rho, 1e-12);
+}
+
 TEST(CapacityCheck, TandemOfMM1FollowsJacksonsTheorem) {
   // lambda = 4; mu1 = 10, mu2 = 5: T = 1/(10-4) + 1/(5-4); plus a 5 ms round trip.
   CallGraph g;

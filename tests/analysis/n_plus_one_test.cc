@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "analysis/queueing.h"
+#include "models/topology/topology.h"
 
 namespace drsim {
 namespace {
@@ -205,6 +209,202 @@ TEST(NPlusOne, TextAndJsonForms) {
   EXPECT_NE(json.find("\"unserved_rate_per_s\": 150, \"mean_latency_s\": null"), std::string::npos) << json;
   // Same input, same bytes.
   EXPECT_EQ(json, format_report_json(n_plus_one(regions(), services, {users(150, "a")}, 0.7)));
+}
+
+// --- Database calls ------------------------------------------------------------
+
+// db: primary in b, replicas in c and d (another region), semi-sync, 2 ms queries.
+DatabaseConfig database(std::string replication = "semi-sync") {
+  DatabaseConfig db;
+  db.name = "db";
+  db.primary_zone = "b";
+  db.replicas = {DatabaseReplicaConfig{"c"}, DatabaseReplicaConfig{"d"}};
+  db.replication = std::move(replication);
+  ServiceTimeConfig q;
+  q.kind = "constant";
+  q.value = 2ms;
+  db.query_time = q;
+  return db;
+}
+
+// front in a (pods pods) queries db: 3 queries, the last a write, on a pool of `pool` connections.
+std::vector<ServiceConfig> db_caller(std::uint32_t pool, std::uint32_t pods = 1) {
+  CallConfig call;
+  call.database = "db";
+  call.queries = 3;
+  call.writes = 1;
+  PoolConfig p;
+  p.maximum_pool_size = pool;
+  call.pool = p;
+  return {service("front", {{"a", pods}}, 10ms, 8, {call})};
+}
+
+const PoolRow& pool_row(const FailureCase& c, const std::string& zone) {
+  for (const PoolRow& r : c.pools) {
+    if (r.database == "db" && r.zone == zone) return r;
+  }
+  throw std::runtime_error("no pool row db@" + zone);
+}
+
+Duration route_rtt(const TopologyConfig& config, const std::string& from, const std::string& to,
+                   const std::string& down = "") {
+  const Topology topology(config);
+  TopologyState state = topology.nominal_state();
+  if (!down.empty()) state.zone_up[*topology.find_zone(down)] = false;
+  return topology.route(*topology.find_zone(from), *topology.find_zone(to), state)->rtt;
+}
+
+TEST(NPlusOneDatabase, TheCallHoldsItsConnectionForTheQueriesAndTheCommit) {
+  // Steady: the primary is in b, 2 ms from a. Two reads (rtt + 2 ms each),
+  // then the write: rtt and the nearest replica's ack, c: 1 ms there, no
+  // transmission time within a region, 1 ms apply, 1 ms back. A borrow pings
+  // first with probability exp(-20/s x 0.5 s).
+  const NPlusOneReport report = n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {database()});
+  const FailureCase& steady = report.cases[0];
+  EXPECT_TRUE(steady.notes.empty());
+  ASSERT_EQ(steady.pools.size(), 1u);  // one per zone of front and database
+  const PoolRow& pool = pool_row(steady, "a");
+  EXPECT_EQ(pool.connections, 4u);
+  EXPECT_EQ(pool.up_pods, 1u);
+  EXPECT_NEAR(pool.rate_per_s, 20, 1e-9);
+  const double ping = std::exp(-20 * 0.5) * 0.002;
+  const double hold = 2 * (0.002 + 0.002) + (0.002 + 0.003) + ping;
+  ASSERT_TRUE(pool.mean_hold && pool.mean_wait);
+  EXPECT_NEAR(to_seconds(*pool.mean_hold), hold, 2e-9);
+  EXPECT_NEAR(pool.utilization, 20 * hold / 4, 1e-8);  // lambda_pod x hold / poolSize
+  EXPECT_TRUE(pool.stable);
+  EXPECT_FALSE(pool.overloaded);
+  // The caller's worker waits for the borrow and the hold.
+  const StationRow& front = row(steady, "front", "a");
+  ASSERT_TRUE(front.mean_holding);
+  EXPECT_NEAR(to_seconds(*front.mean_holding), 0.010 + to_seconds(*pool.mean_wait) + hold, 2e-9);
+}
+
+TEST(NPlusOneDatabase, APoolNearItsSizeWaitsAsErlangC) {
+  // 2 connections per pod at 100 borrows/s of 13 ms: M/M/2 at 65%. The hold
+  // is constant here (constant query times, a validation ping practically
+  // never): the M/G/c wait is half Erlang C's.
+  const NPlusOneReport report = n_plus_one(regions(), db_caller(2), {users(100)}, 0.8, {database()});
+  const PoolRow& pool = pool_row(report.cases[0], "a");
+  ASSERT_TRUE(pool.mean_hold && pool.mean_wait);
+  EXPECT_NEAR(to_seconds(*pool.mean_hold), 0.013, 1e-6);
+  EXPECT_NEAR(pool.utilization, 100 * to_seconds(*pool.mean_hold) / 2, 1e-9);
+  const auto mmc = mmc_metrics(Rate{100}, *pool.mean_hold, 2);
+  ASSERT_TRUE(mmc);
+  EXPECT_GT(to_seconds(mmc->mean_wait), 0.005);  // non-trivial: about 0.5 hold times
+  EXPECT_NEAR(to_seconds(*pool.mean_wait), to_seconds(mmc->mean_wait) / 2, 2e-9);
+
+  // Past its size the pool is unstable, and so is its caller (workers held without bound).
+  const NPlusOneReport over = n_plus_one(regions(), db_caller(1), {users(100)}, 0.8, {database()});
+  const PoolRow& full = pool_row(over.cases[0], "a");
+  EXPECT_FALSE(full.stable);
+  EXPECT_TRUE(full.overloaded);
+  EXPECT_FALSE(full.mean_wait);
+  EXPECT_FALSE(row(over.cases[0], "front", "a").stable);
+  EXPECT_TRUE(over.cases[0].overloaded);
+}
+
+TEST(NPlusOneDatabase, AutomaticFailoverPromotesTheReplicaTheSimulatorWould) {
+  // Zone b down: the preferred region's replica (d) is promoted; writes now
+  // wait for c's ack from d (one way each way, 1 KiB over the 1 Gbps link,
+  // 1 ms apply).
+  DatabaseConfig db = database();
+  db.preferred_region = "us";
+  const TopologyConfig t = regions();
+  const NPlusOneReport report = n_plus_one(t, db_caller(4), {users(20)}, 0.8, {db});
+  const FailureCase& b_down = find_case(report, "zone b down");
+  EXPECT_TRUE(b_down.notes.empty()) << b_down.notes[0];
+  EXPECT_NE(std::find(b_down.blast_radius.begin(), b_down.blast_radius.end(), "database db in b loses its primary"),
+            b_down.blast_radius.end());
+  const double rtt = to_seconds(route_rtt(t, "a", "d", "b"));
+  EXPECT_GT(rtt, 0.040);
+  const double ack = to_seconds(route_rtt(t, "d", "c", "b")) + 1024 * 8 / 1e9 + 0.001;
+  const double hold = 2 * (rtt + 0.002) + (rtt + ack) + std::exp(-20 * 0.5) * rtt;
+  const PoolRow& pool = pool_row(b_down, "a");
+  ASSERT_TRUE(pool.mean_hold);
+  EXPECT_NEAR(to_seconds(*pool.mean_hold), hold, 1e-8);
+
+  // Without a preference the nearest replica (c, the writes reach it first) wins.
+  const FailureCase nearest =
+      find_case(n_plus_one(t, db_caller(4), {users(20)}, 0.8, {database("async")}), "zone b down");
+  ASSERT_TRUE(pool_row(nearest, "a").mean_hold);
+  EXPECT_NEAR(to_seconds(*pool_row(nearest, "a").mean_hold), 3 * (0.002 + 0.002) + std::exp(-10.0) * 0.002, 1e-8);
+}
+
+TEST(NPlusOneDatabase, ManualFailoverLeavesNoWritablePrimary) {
+  DatabaseConfig db = database();
+  db.failover = "manual";
+  const NPlusOneReport report = n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {db});
+  EXPECT_FALSE(report.cases[0].overloaded);
+  const FailureCase& b_down = find_case(report, "zone b down");
+  EXPECT_TRUE(b_down.overloaded);
+  ASSERT_EQ(b_down.notes.size(), 1u);
+  EXPECT_EQ(b_down.notes[0].rfind("calls from front@a to database db fail: no writable primary", 0), 0u)
+      << b_down.notes[0];
+  EXPECT_EQ(pool_row(b_down, "a").rate_per_s, 0);
+  // The calls fail at once: the worker holds for its own work only.
+  ASSERT_TRUE(row(b_down, "front", "a").mean_holding);
+  EXPECT_NEAR(to_seconds(*row(b_down, "front", "a").mean_holding), 0.010, 1e-9);
+}
+
+TEST(NPlusOneDatabase, AnUnreachablePrimaryLosesTheCalls) {
+  // No link between the regions: front in a cannot reach the primary in d.
+  // The health checks run in d too, so it stays the primary (checked from
+  // c, it would be failed over to c: a partition looks like a loss).
+  DatabaseConfig db = database("async");
+  db.primary_zone = "d";
+  db.replicas = {DatabaseReplicaConfig{"c"}};
+  db.monitor_zone = "d";
+  const FailureCase steady = n_plus_one(regions(false), db_caller(4), {users(20)}, 0.8, {db}).cases[0];
+  EXPECT_TRUE(steady.overloaded);
+  ASSERT_EQ(steady.notes.size(), 1u);
+  EXPECT_EQ(steady.notes[0], "calls from front@a to database db are lost: zone unreachable");
+  EXPECT_FALSE(row(steady, "front", "a").stable);
+}
+
+TEST(NPlusOneDatabase, SyncWritesWithoutEnoughReplicasNeverCommit) {
+  DatabaseConfig db = database("sync");
+  db.sync_acks = 2;  // c and d
+  const NPlusOneReport report = n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {db});
+  EXPECT_TRUE(report.cases[0].notes.empty());
+  const FailureCase& c_down = find_case(report, "zone c down");
+  ASSERT_EQ(c_down.notes.size(), 1u);
+  EXPECT_EQ(c_down.notes[0],
+            "writes from front@a to database db never commit: sync replication needs 2 replica acks, 1 connected");
+  EXPECT_TRUE(c_down.overloaded);
+}
+
+TEST(NPlusOneDatabase, PoolsBeyondMaxConnectionsAreNoted) {
+  DatabaseConfig db = database();
+  db.max_connections = 20;
+  const FailureCase steady = n_plus_one(regions(), db_caller(10, 3), {users(20)}, 0.8, {db}).cases[0];
+  ASSERT_EQ(steady.notes.size(), 1u);
+  EXPECT_EQ(steady.notes[0],
+            "database db: the pods' pools may open 30 connections, above its maxConnections 20 (connects beyond it "
+            "fail: Too many connections)");
+}
+
+TEST(NPlusOneDatabase, UnknownDatabaseIsAnError) {
+  EXPECT_THROW(n_plus_one(regions(), db_caller(4), {users(20)}), std::invalid_argument);
+}
+
+TEST(NPlusOneDatabase, TextAndJsonForms) {
+  const NPlusOneReport report = n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {database()});
+  const std::string text = format_report(report);
+  EXPECT_NE(text.find("  pool of        database"), std::string::npos) << text;
+  EXPECT_NE(text.find("  front          db             a                    1     4       20.0"), std::string::npos)
+      << text;
+  const std::string json = format_report_json(report);
+  EXPECT_NE(
+      json.find("\"pools\": [\n      {\"service\": \"front\", \"database\": \"db\", \"zone\": \"a\", \"up_pods\": 1, "
+                "\"connections\": 4, \"rate_per_s\": 20,"),
+      std::string::npos)
+      << json;
+  EXPECT_EQ(json, format_report_json(n_plus_one(regions(), db_caller(4), {users(20)}, 0.8, {database()})));
+  // Without database calls: no pools table, an empty list.
+  const NPlusOneReport plain = n_plus_one(regions(), {service("front", {{"a", 1}}, 10ms)}, {users(20)});
+  EXPECT_EQ(format_report(plain).find("pool of"), std::string::npos);
+  EXPECT_NE(format_report_json(plain).find("\"pools\": []"), std::string::npos);
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/cli/cli_test_support.h"
 
@@ -80,6 +83,27 @@ TEST(DrsimBinary, CheckOverloadExitsThreeWhenAsked) {
   EXPECT_EQ(c.exit_code, 3) << c.err;
   EXPECT_NE(c.out.find("zone eu-a down  -- OVERLOADED"), std::string::npos) << c.out;
   EXPECT_EQ(run_drsim("check tests/data/scenarios/good/check_call_graph.yaml").exit_code, 0);
+}
+
+TEST(DrsimBinary, CheckEveryShippedScenario) {
+  // Every scenario in scenarios/ (database calls included) gets a report:
+  // 0, or 3 when something overloads; never 1 (an internal error).
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator("scenarios")) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GT(files.size(), 10u);
+  for (const std::string& file : files) {
+    const Completed c = run_drsim("check " + file + " --fail-on-overload");
+    EXPECT_TRUE(c.exit_code == 0 || c.exit_code == 3) << file << " exited " << c.exit_code << ": " << c.err;
+    EXPECT_NE(c.out.find("steady"), std::string::npos) << file;
+  }
+  // The pile-up: pools reported, the north shard failed over to east.
+  const Completed pileup = run_drsim("check scenarios/three_region_pool_pileup.yaml");
+  EXPECT_EQ(pileup.exit_code, 0) << pileup.err;
+  EXPECT_NE(pileup.out.find("  pool of        database"), std::string::npos) << pileup.out;
+  EXPECT_NE(pileup.out.find("database north-shard in north-a loses its primary"), std::string::npos) << pileup.out;
 }
 
 TEST(DrsimBinary, RunExitsThreeWhenAnObjectiveFailsAndItIsAsked) {

@@ -125,3 +125,50 @@ def test_bad_scenarios_are_refused(repo_root: pathlib.Path, tmp_path: pathlib.Pa
     report = drsim.check(repo_root / "scenarios" / "appfabric_az_failure.yaml")
     with pytest.raises(KeyError, match="services: api"):
         report.utilization("web")
+
+
+def test_the_pool_pileup_reports_its_pools(repo_root: pathlib.Path) -> None:
+    # Each of east's 6 payments pods holds 10 connections towards each shard.
+    # Steady, the north shard's transaction is 4 statements 29 ms away (1 ms
+    # each on the server): 120 ms a borrow, 400 borrows/s over 60
+    # connections, 80%. North lost: the shard fails over to its east replica
+    # and the hold drops to the queries' server time.
+    report = drsim.check(repo_root / "scenarios" / "three_region_pool_pileup.yaml")
+    pools = report.pools
+    assert list(pools.columns) == ["case", "service", "database", "zone", "up_pods", "connections", "rate_per_s",
+                                   "utilization", "mean_hold_s", "mean_wait_s", "stable", "overloaded"]
+    assert str(pools["connections"].dtype) == "int64" and str(pools["mean_wait_s"].dtype) == "float64"
+    steady = pools.query("case == 'steady'").set_index("database")
+    assert list(steady.index) == ["east-shard", "north-shard"]
+    north = steady.loc["north-shard"]
+    assert (north.service, north.zone, north.up_pods, north.connections) == ("payments", "east-a", 6, 10)
+    assert north.rate_per_s == pytest.approx(400)
+    assert north.mean_hold_s == pytest.approx(0.120, rel=1e-6)
+    assert north.utilization == pytest.approx(400 * north.mean_hold_s / 60)
+    assert north.mean_wait_s > 0 and north.stable and not north.overloaded
+    lost = pools.query("case == 'region north down'").set_index("database").loc["north-shard"]
+    assert lost.mean_hold_s == pytest.approx(0.004, rel=1e-6)
+    assert lost.utilization < 0.05
+    # East down: no pod left, no borrows, no times.
+    gone = pools.query("case == 'region east down'")
+    assert (gone["up_pods"] == 0).all() and (gone["rate_per_s"] == 0).all() and gone["mean_wait_s"].isna().all()
+    cases = report.cases.set_index("case")
+    assert "database north-shard in north-a loses its primary" in cases.loc["region north down", "blast_radius"]
+
+
+def test_a_scenario_without_databases_has_no_pools(repo_root: pathlib.Path) -> None:
+    pools = drsim.check(repo_root / "scenarios" / "default.yaml").pools
+    assert pools.empty and "mean_wait_s" in pools.columns
+
+
+def test_the_pool_report_is_the_command_lines(repo_root: pathlib.Path) -> None:
+    cli = pathlib.Path(os.environ.get("DRSIM_CLI", repo_root / "build" / "cli" / "drsim"))
+    if not cli.exists():
+        pytest.skip(f"no drsim binary at {cli} (set DRSIM_CLI)")
+    for name in ("three_region_pool_pileup.yaml", "same_city_dual_active.yaml"):
+        path = repo_root / "scenarios" / name
+        as_json = subprocess.run([str(cli), "check", str(path), "--json"], capture_output=True, check=True).stdout
+        as_text = subprocess.run([str(cli), "check", str(path)], capture_output=True, text=True, check=True).stdout
+        report = drsim.check(path)
+        assert report.to_json().encode() == as_json
+        assert report.text == as_text
