@@ -25,7 +25,8 @@ commands:
   report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
                   one self-contained HTML report (figures, verdicts, per-fault
                   figures, KPIs, the resolved scenario) of a scenario file or a
-                  results folder, drawn by the drsim Python package
+                  results folder, drawn by the drsim Python package; with
+                  --check [--target PERCENT], of drsim check's N+1 analysis
   --version       print the version
 
 options for run, validate, describe, check, recommend-policy:

@@ -86,11 +86,16 @@ class CapacityReport:
     """The N+1 report of :func:`check`. Times are seconds, rates per second,
     utilisation, headroom, blocking and spill fractions (``0.8`` for 80%)."""
 
-    def __init__(self, report_json: str, text: str, scenario_name: str) -> None:
+    def __init__(self, report_json: str, text: str, scenario: Scenario) -> None:
         self._json = report_json
         self._data: dict[str, Any] = json.loads(report_json)
         self._text = text
-        self._scenario_name = scenario_name
+        self._scenario = scenario
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario checked (overrides applied)."""
+        return self._scenario
 
     @property
     def utilization_target(self) -> float:
@@ -208,7 +213,7 @@ class CapacityReport:
         over = self.overloaded_cases()
         verdict = f"overloaded in {len(over)} of {len(self.case_names)} cases" if over else "holds in every case"
         return (
-            f"<drsim.CapacityReport {self._scenario_name!r} target={self.utilization_target:.0%} "
+            f"<drsim.CapacityReport {self._scenario.name!r} target={self.utilization_target:.0%} "
             f"{verdict}>"
         )
 
@@ -295,4 +300,4 @@ def check(
     else:
         raise TypeError(f"scenario must be a drsim.Scenario or a file path, not {type(scenario).__name__}")
     report_json, text = _core.capacity_check(loaded._core, target)
-    return CapacityReport(report_json, text, loaded.name)
+    return CapacityReport(report_json, text, loaded)

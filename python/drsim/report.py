@@ -10,6 +10,7 @@ Command line (the ``drsim report`` command will call this)::
 
     python3 -m drsim.report SCENARIO.yaml OUT.html [--seed N] [--until 10m]
     python3 -m drsim.report RESULTS_DIR OUT.html
+    python3 -m drsim.report SCENARIO.yaml OUT.html --check [--target 70%]   # drsim check, no run
 
 A results folder (``drsim run --out DIR``) holds tables, not the Recorder, so
 it cannot be loaded back as a :class:`drsim.Result`; the report re-runs the
@@ -36,8 +37,11 @@ from drsim import _core
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from drsim.check import CapacityReport
     from drsim.compare import Comparison
     from drsim.result import Result
+
+Subject = Union["Result", "Comparison", "CapacityReport"]
 
 __all__ = ["report", "render", "main"]
 
@@ -53,6 +57,7 @@ th { background: #f3f3f3; }
 td.text, th.text { text-align: left; }
 tr.fail td { background: #fde8e8; }
 tr.pass td { background: #eaf7ea; }
+td.over { background: #fde8e8; font-weight: bold; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 details summary { cursor: pointer; }
@@ -198,8 +203,60 @@ def _comparison_html(comparison: Comparison, title: str | None) -> str:
     return _page(name, meta, sections)
 
 
-def render(subject: Union[Result, Comparison], *, title: str | None = None) -> str:
+def _utilization_table(check: CapacityReport) -> str:
+    """Case x zone utilisation, the cells over the target marked (class over)."""
+    import math
+
+    table = check.utilization()
+    target = check.utilization_target
+    head = "".join(
+        f'<th class="num">{_esc(" / ".join(map(str, c)) if isinstance(c, tuple) else c)}</th>' for c in table.columns
+    )
+    rows = []
+    for case, values in zip(table.index, table.to_numpy()):
+        cells = []
+        for value in values:
+            v = float(value)
+            if math.isnan(v):
+                cells.append('<td class="num">&ndash;</td>')
+            else:
+                over = ' over' if v > target else ""
+                text = f"{100 * v:.1f}%" if math.isfinite(v) else "unstable"
+                cells.append(f'<td class="num{over}">{text}</td>')
+        rows.append(f'<tr><th class="text">{_esc(case)}</th>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table class="utilization"><thead><tr><th class="text">case</th>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _check_html(check: CapacityReport, title: str | None) -> str:
+    scenario = check.scenario
+    name = title if title is not None else f"drsim check: {scenario.name}"
+    over = check.overloaded_cases()
+    meta = (f"N+1 in closed form (no simulation) &middot; utilisation target {100 * check.utilization_target:g}%"
+            f" &middot; {len(check.case_names)} cases")
+    sections = []
+    if scenario.description:
+        sections.append(f"<p>{_esc(scenario.description)}</p>")
+    verdict = (f"<p>Overloaded in {len(over)} of {len(check.case_names)} cases: {_esc(', '.join(over))}.</p>" if over
+               else "<p>Every case holds: no station over the target, every population served.</p>")
+    sections.append(_section("Utilisation by case and zone", verdict + _utilization_table(check), "utilization"))
+    cases = check.cases.copy()
+    for column in ("notes", "blast_radius"):
+        cases[column] = cases[column].map(lambda items: "; ".join(items))
+    sections.append(_section("Cases", _table(cases, css_class="cases",
+                                             row_class=lambda row: "fail" if row["overloaded"] else "pass"), "cases"))
+    sections.append(_section("Stations", _table(check.stations, css_class="stations"), "stations"))
+    if len(check.pools):
+        sections.append(_section("Connection pools", _table(check.pools, css_class="pools"), "pools"))
+    sections.append(_section("Populations", _table(check.populations, css_class="populations"), "populations"))
+    sections.append(_section("drsim check", f"<pre>{_esc(check.text)}</pre>", "text"))
+    sections.append(_scenario_section(scenario.to_yaml()))
+    return _page(name, meta, sections)
+
+
+def render(subject: Subject, *, title: str | None = None) -> str:
     """The report's HTML text (what :func:`report` writes)."""
+    from drsim.check import CapacityReport
     from drsim.compare import Comparison
     from drsim.result import Result
 
@@ -207,17 +264,22 @@ def render(subject: Union[Result, Comparison], *, title: str | None = None) -> s
         return _result_html(subject, title)
     if isinstance(subject, Comparison):
         return _comparison_html(subject, title)
-    raise TypeError(f"report takes a drsim.Result or a drsim.Comparison, not {type(subject).__name__}")
+    if isinstance(subject, CapacityReport):
+        return _check_html(subject, title)
+    raise TypeError(
+        f"report takes a drsim.Result, a drsim.Comparison or a drsim.CapacityReport, not {type(subject).__name__}"
+    )
 
 
-def report(subject: Union[Result, Comparison], path: str | os.PathLike[str], *, title: str | None = None
-           ) -> pathlib.Path:
+def report(subject: Subject, path: str | os.PathLike[str], *, title: str | None = None) -> pathlib.Path:
     """Writes one self-contained HTML file about a run (its timeline figure,
     objectives verdicts, per-fault figures, step impact, KPIs, summary and
-    resolved scenario) or a :func:`drsim.compare` comparison (variants, the
+    resolved scenario), a :func:`drsim.compare` comparison (variants, the
     figure, the summary table with confidence intervals, every run, the
-    scenario) to ``path``; returns the path. The file has no script and no
-    external reference."""
+    scenario) or a :func:`drsim.check` capacity report (utilisation by case
+    and zone with the overloaded cells marked, the cases' notes and blast
+    radius, stations, pools, populations, the scenario) to ``path``; returns
+    the path. The file has no script and no external reference."""
     text = render(subject, title=title)
     p = pathlib.Path(os.fspath(path))
     if p.is_dir():
@@ -248,12 +310,24 @@ def _run_from(source: pathlib.Path, seed: int | None, until: str | None) -> Resu
     return load(source).run(seed=seed, until=until)
 
 
+def _check_from(source: pathlib.Path, args: argparse.Namespace) -> CapacityReport:
+    from drsim.check import check
+
+    if args.seed is not None or args.until is not None:
+        raise ValueError("--check analyses the scenario without running it: --seed and --until do not apply")
+    scenario_file = source / "scenario.yaml" if source.is_dir() else source
+    if not scenario_file.is_file():
+        raise ValueError(f"{source}: no such scenario file or results folder")
+    return check(scenario_file, utilization_target=args.target if args.target is not None else 0.8)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python3 -m drsim.report SOURCE OUT.html``; exit 0, or 2 on bad input."""
     parser = argparse.ArgumentParser(
         prog="python3 -m drsim.report",
         description="Write a self-contained HTML report of a scenario run (a scenario file, or a results folder "
-                    "written by `drsim run --out`, whose scenario.yaml is run again).",
+                    "written by `drsim run --out`, whose scenario.yaml is run again), or with --check of its N+1 "
+                    "capacity analysis (drsim check).",
     )
     parser.add_argument("source", help="scenario file, or results folder (with scenario.yaml and run.json)")
     parser.add_argument("out", help="the HTML file to write")
@@ -261,12 +335,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--until", default=None, help="simulated time to run, e.g. 10m (default: spec.duration, "
                                                       "or the results folder's end time)")
     parser.add_argument("--title", default=None, help="the report's title")
+    parser.add_argument("--check", action="store_true",
+                        help="report drsim check's N+1 capacity analysis of the scenario instead of running it")
+    parser.add_argument("--target", default=None,
+                        help="with --check: the utilisation above which a station is overloaded (default 80%%)")
     args = parser.parse_args(argv)
     from drsim.errors import ScenarioError
 
     try:
-        result = _run_from(pathlib.Path(args.source), args.seed, args.until)
-        path = report(result, args.out, title=args.title)
+        subject: Subject
+        if args.check:
+            subject = _check_from(pathlib.Path(args.source), args)
+        else:
+            if args.target is not None:
+                raise ValueError("--target goes with --check")
+            subject = _run_from(pathlib.Path(args.source), args.seed, args.until)
+        path = report(subject, args.out, title=args.title)
     except (ScenarioError, ValueError, TypeError, OSError) as e:
         print(f"drsim report: {e}", file=sys.stderr)
         return 2

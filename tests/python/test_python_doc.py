@@ -24,5 +24,5 @@ def test_examples_run(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -
     for i, block in enumerate(blocks):
         exec(compile(block, f"{DOC.name}[python block {i}]", "exec"), namespace)  # noqa: S102
     assert (tmp_path / "two_cell.png").stat().st_size > 10_000
-    for page in ("two_cell.html", "health_checks.html"):
+    for page in ("two_cell.html", "health_checks.html", "n_plus_one.html"):
         assert "<table" in (tmp_path / page).read_text(encoding="utf-8")

@@ -43,6 +43,14 @@ def report_path(result: drsim.Result, tmp_path_factory: pytest.TempPathFactory) 
     return drsim.report(result, tmp_path_factory.mktemp("report") / "run.html")
 
 
+@pytest.fixture(scope="module")
+def capacity() -> drsim.CapacityReport:
+    # docs/domain.md section 1 at a 70% target: either big zone down overloads the other.
+    scenario = drsim.load(ROOT / "scenarios" / "appfabric_az_failure.yaml").with_overrides(
+        {"metadata.description": HOSTILE})
+    return drsim.check(scenario, utilization_target="70%")
+
+
 def _self_contained(text: str) -> None:
     assert not re.search(r"https?://", text), re.search(r".{40}https?://.{40}", text)
     assert "<script" not in text
@@ -94,7 +102,7 @@ def test_comparison_report(comparison: drsim.Comparison, tmp_path: pathlib.Path)
 
 
 def test_bad_input(result: drsim.Result, tmp_path: pathlib.Path) -> None:
-    with pytest.raises(TypeError, match="drsim.Result or a drsim.Comparison"):
+    with pytest.raises(TypeError, match="a drsim.Result, a drsim.Comparison or a drsim.CapacityReport, not str"):
         drsim.report("results/x", tmp_path / "x.html")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="is a directory"):
         drsim.report(result, tmp_path)
@@ -118,6 +126,43 @@ def test_command_line(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
                            "--until", "30s"], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "" and (tmp_path / "m.html").is_file()
+
+
+def test_capacity_check_report(capacity: drsim.CapacityReport, tmp_path: pathlib.Path) -> None:
+    text = drsim.report(capacity, tmp_path / "check.html").read_text(encoding="utf-8")
+    _self_contained(text)
+    assert "<title>drsim check: appfabric-az-failure</title>" in text
+    assert "Overloaded in 2 of 4 cases: zone zone-a down, zone zone-b down." in text
+    # The utilisation table marks exactly the two cells over 70% (87.5%).
+    assert text.count('class="num over">87.5%') == 2 and text.count('class="num over"') == 2
+    for section in ("utilization", "cases", "stations", "populations", "text", "scenario"):
+        assert f'<section id="{section}">' in text
+    assert '<section id="pools">' not in text  # no database calls here
+    assert HOSTILE not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    # Pools appear with database calls.
+    pools = render(drsim.check(PILEUP))
+    assert '<section id="pools">' in pools and "north-shard" in pools
+
+
+def test_capacity_check_from_the_command_line(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = ROOT / "scenarios" / "appfabric_az_failure.yaml"
+    out = tmp_path / "check.html"
+    assert main([str(source), str(out), "--check", "--target", "70%"]) == 0
+    assert "Overloaded in 2 of 4 cases" in out.read_text(encoding="utf-8")
+    assert main([str(source), str(out), "--check"]) == 0  # 80%: still 87.5% over
+    assert "Overloaded in 2 of 4 cases" in out.read_text(encoding="utf-8")
+    assert main([str(source), str(out), "--check", "--target", "90%"]) == 0
+    assert "Every case holds" in out.read_text(encoding="utf-8")
+    # A results folder: its scenario.yaml.
+    folder = drsim.load(source).run(until="10s").to_dir(tmp_path / "results")
+    assert main([str(folder), str(tmp_path / "dir.html"), "--check"]) == 0
+    capsys.readouterr()
+    assert main([str(source), str(out), "--check", "--until", "1m"]) == 2
+    assert "--seed and --until do not apply" in capsys.readouterr().err
+    assert main([str(source), str(out), "--target", "70%"]) == 2
+    assert "--target goes with --check" in capsys.readouterr().err
+    assert main([str(source), str(out), "--check", "--target", "lots"]) == 2
+    assert "utilization_target" in capsys.readouterr().err
 
 
 def test_the_drsim_command_hands_over_to_python(tmp_path: pathlib.Path) -> None:
@@ -149,8 +194,13 @@ def _chromium(url: str, profile: pathlib.Path, *extra: str) -> subprocess.Comple
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run scripts/install-deps.sh")
 def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim.Comparison,
-                                    tmp_path: pathlib.Path) -> None:
-    for path in (report_path, drsim.report(comparison, tmp_path / "cmp.html")):
+                                    capacity: drsim.CapacityReport, tmp_path: pathlib.Path) -> None:
+    pages = [  # (file, its heading's end, whether it has figures)
+        (report_path, "two-cell-region-failover</h1>", True),
+        (drsim.report(comparison, tmp_path / "cmp.html"), "two-cell-region-failover</h1>", True),
+        (drsim.report(capacity, tmp_path / "check.html"), "drsim check: appfabric-az-failure</h1>", False),
+    ]
+    for path, heading, has_images in pages:
         # A copy with a probe that records, in the DOM, whether each image decoded.
         probe = tmp_path / f"probe-{path.name}"
         probe.write_text(path.read_text(encoding="utf-8").replace(
@@ -160,7 +210,8 @@ def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim
             encoding="utf-8")
         proc = _chromium(probe.as_uri(), tmp_path / "profile", "--virtual-time-budget=5000")
         assert proc.returncode == 0, proc.stderr[-2000:]
-        assert re.search(r'data-images="ok(,ok)*"', proc.stdout), re.findall(r'data-images="[^"]*"', proc.stdout)
+        images = r'data-images="ok(,ok)*"' if has_images else r'data-images=""'
+        assert re.search(images, proc.stdout), re.findall(r'data-images="[^"]*"', proc.stdout)
         # The report itself: the page logs nothing to the console (no error, no
         # blocked resource); Chromium's own dbus/GPU noise is not the page's.
         proc = _chromium(path.as_uri(), tmp_path / "profile")
@@ -168,9 +219,9 @@ def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim
         page_messages = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
         assert page_messages == []
         dom = proc.stdout
-        assert "<h1>drsim " in dom and "two-cell-region-failover</h1>" in dom
+        assert "<h1>drsim " in dom and heading in dom
         assert "<table" in dom and "</table>" in dom
-        assert "<img" in dom
+        assert ("<img" in dom) == has_images
 
 
 def test_the_console_check_catches_errors(tmp_path: pathlib.Path) -> None:
