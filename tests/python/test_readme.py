@@ -43,3 +43,22 @@ def test_readme_python_snippet_holds(repo_root: pathlib.Path) -> None:
     result = drsim.load(str(repo_root / "scenarios" / "readme_example.yaml")).run(seed=1)
     assert set(result.timeseries(metric="zone.up").columns) >= {"t_s", "metric", "region", "zone", "value"}
     assert result.kpi("zone.availability", zone="eu-west-a") == 0.75
+
+
+def test_readme_python_blocks_run(readme: str, repo_root: pathlib.Path, tmp_path: pathlib.Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README's Python, in order, in one namespace, from a scratch folder
+    # that sees the repository's scenarios. Only the sweep's size shrinks
+    # (500 seeds take a minute; the call is the same).
+    blocks = _blocks(readme, "python")
+    assert len(blocks) == 2 and "range(500)" in blocks[1]
+    for name in ("scenarios", "topologies"):
+        (tmp_path / name).symlink_to(repo_root / name)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    for i, block in enumerate(blocks):
+        code = block.replace("range(500)", "range(2)").replace("range(5)", "range(2)")
+        exec(compile(code, f"README.md[python block {i}]", "exec"), namespace)  # noqa: S102
+    assert namespace["variant"].seed == 7  # type: ignore[attr-defined]
+    assert len(namespace["sw"].runs) == 4  # type: ignore[attr-defined]
+    assert (tmp_path / "review.html").is_file() and (tmp_path / "sweep" / "manifest.json").is_file()
