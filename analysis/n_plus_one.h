@@ -75,7 +75,8 @@
 //   sessions than the database's maxConnections get a note.
 //
 // Stable cases at moderate load agree with the simulation: utilisation
-// within 3% and mean latency within 10%, also with database calls
+// within 3% and mean latency within 10%, also with database calls, and
+// after a failover once the pools have reconnected to the promoted replica
 // (tests/analysis/n_plus_one_agreement_test.cc, docs/validation.md).
 #include <cstdint>
 #include <optional>

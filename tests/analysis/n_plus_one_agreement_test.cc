@@ -10,41 +10,51 @@
 // (check_database_calls.yaml) has database calls through per-pod connection
 // pools: its stations, its pools (utilisation: the simulated mean of
 // pool.active over the pods' connections) and its population are compared
-// the same way, steady and with a zone down.
+// the same way, steady and with a zone down. A third
+// (check_database_failover.yaml) loses the primary's zone mid-run: the
+// check's post-failover case is compared with the simulation over a window
+// after the failover and the pools' reconnection, and the replica the check
+// promotes with the one the simulation promoted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
+#include "analysis/database_calls.h"
 #include "analysis/n_plus_one.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
+#include "models/topology/topology.h"
 
 namespace drsim {
 namespace {
 
 constexpr const char* kScenario = "tests/data/scenarios/good/check_call_graph.yaml";
 
-// Means over the whole run, from the recorded series: per-window means
-// weighted by the window's count.
+// Means from the recorded series: per-window means weighted by the window's
+// count, over the whole run, or from `from_ns` to the end (the windows that
+// start there or later; a window's point is stamped at its start).
 struct Simulated {
   const Recorder& recorder;
+  std::int64_t from_ns = 0;
 
+  // The whole run: the KPI (the gauge's time-weighted mean); from a time:
+  // the mean of the equal windows' time-weighted means.
   double utilization(const std::string& service, const std::string& zone) const {
-    const auto* kpi = recorder.find_kpi("zone.utilization_mean", {{"service", service}, {"zone", zone}});
-    return kpi ? kpi->value : -1;
+    if (from_ns == 0) {
+      const auto* kpi = recorder.find_kpi("zone.utilization_mean", {{"service", service}, {"zone", zone}});
+      return kpi ? kpi->value : -1;
+    }
+    return window_mean("zone.utilization", {{"service", service}, {"zone", zone}});
   }
   double response_s(const std::string& service, const std::string& zone) const {
     return weighted_mean("service.response_mean_s", "service.completed", {{"service", service}, {"zone", zone}});
   }
-  // Mean connections in use over the run (the gauge's time-weighted window
-  // means, averaged over the equal windows), and the mean borrow wait.
+  // Mean connections in use (the gauge's time-weighted window means,
+  // averaged over the equal windows), and the mean borrow wait.
   double pool_active(const std::string& service, const std::string& zone, const std::string& database) const {
-    const auto* active = find("pool.active", {{"database", database}, {"service", service}, {"zone", zone}});
-    if (active == nullptr || active->value.empty()) return -1;
-    double sum = 0;
-    for (double v : active->value) sum += v;
-    return sum / static_cast<double>(active->value.size());
+    return window_mean("pool.active", {{"database", database}, {"service", service}, {"zone", zone}});
   }
   double pool_wait_s(const std::string& service, const std::string& zone, const std::string& database) const {
     return weighted_mean("pool.borrow_wait_mean_s", "pool.queries",
@@ -53,6 +63,21 @@ struct Simulated {
   double latency_s(const std::string& population) const {
     return weighted_mean("client.latency_mean_s", "client.succeeded", {{"population", population}});
   }
+  // A counter's total over every series of `metric` whose labels include
+  // `labels` (e.g. client.failed of every cause).
+  double total(const std::string& metric, const Labels& labels) const {
+    double sum = 0;
+    for (const auto& s : recorder.series_list()) {
+      if (s.metric != metric) continue;
+      bool match = true;
+      for (const auto& l : labels) match = match && std::find(s.labels.begin(), s.labels.end(), l) != s.labels.end();
+      if (!match) continue;
+      for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
+        if (s.t_ns[i] >= from_ns) sum += s.value[i];
+      }
+    }
+    return sum;
+  }
 
  private:
   const Recorder::Series* find(const std::string& metric, const Labels& labels) const {
@@ -60,6 +85,17 @@ struct Simulated {
       if (s.metric == metric && s.labels == labels) return &s;
     }
     return nullptr;
+  }
+  double window_mean(const std::string& metric, const Labels& labels) const {
+    const auto* gauge = find(metric, labels);
+    if (gauge == nullptr) return -1;
+    double sum = 0, n = 0;
+    for (std::size_t i = 0; i < gauge->t_ns.size(); ++i) {
+      if (gauge->t_ns[i] < from_ns) continue;
+      sum += gauge->value[i];
+      ++n;
+    }
+    return n > 0 ? sum / n : -1;
   }
   double weighted_mean(const std::string& mean_metric, const std::string& count_metric, const Labels& labels) const {
     const auto* mean = find(mean_metric, labels);
@@ -70,6 +106,7 @@ struct Simulated {
     for (std::size_t i = 0; i < count->t_ns.size(); ++i) counts[count->t_ns[i]] = count->value[i];
     double sum = 0, n = 0;
     for (std::size_t i = 0; i < mean->t_ns.size(); ++i) {
+      if (mean->t_ns[i] < from_ns) continue;
       const double c = counts[mean->t_ns[i]];
       sum += mean->value[i] * c;
       n += c;
@@ -85,10 +122,13 @@ const FailureCase& find_case(const NPlusOneReport& report, const std::string& na
   throw std::runtime_error("no case " + name);
 }
 
-void expect_agreement(const FailureCase& predicted, const RunResult& run, int min_stations = 11) {
+// `from`: compare with the simulation from then to the end (a settled window).
+void expect_agreement(const FailureCase& predicted, const RunResult& run, int min_stations = 11,
+                      Duration from = Duration::zero()) {
   ASSERT_TRUE(run.outcome.complete());
   ASSERT_FALSE(predicted.overloaded) << predicted.name;
-  const Simulated simulated{run.recorder()};
+  const Simulated simulated{run.recorder(), to_ns(from)};
+  if (from > Duration::zero()) std::printf("simulated from %.0f s to the end\n", to_seconds(from));
   std::printf("%s\n  %-8s %-5s %8s %8s %6s %10s %10s %6s\n", predicted.name.c_str(), "service", "zone", "util",
               "sim", "diff", "resp ms", "sim ms", "diff");
   int compared = 0;
@@ -180,6 +220,69 @@ TEST(CheckAgreesWithTheSimulatedDatabaseCalls, ZoneDown) {
   const Scenario scenario = load_scenario_file(
       kDatabaseScenario, {"spec.timeline=[{name: eu-c-outage, action: 'zone:fail', target: {zone: eu-c}, at: 0s}]"});
   expect_agreement(find_case(check(scenario), "zone eu-c down"), run_scenario(scenario), 2);
+}
+
+// A failure that takes the primary's zone: the check's case is the state
+// after the failover (analysis/database_calls.h database_case). The scenario
+// loses eu-a, the primary's zone, at 30 s; the database fails over to its
+// eu-c replica (preferredZone) and the pools, with short driver timeouts,
+// reconnect to it seconds after the endpoint switch. The simulation is
+// compared from 90 s to the end, once the failover, the reconnections and
+// the backlog are over: no request and no query fails in that window.
+constexpr const char* kFailoverScenario = "tests/data/scenarios/good/check_database_failover.yaml";
+
+TEST(CheckAgreesWithTheSimulatedDatabaseCalls, PrimaryZoneDownAfterFailover) {
+  using namespace std::chrono_literals;
+  const Scenario scenario = load_scenario_file(kFailoverScenario);
+  const DeploymentConfig& deployment = scenario.spec.topology.config;
+  ASSERT_EQ(deployment.databases.size(), 1u);
+  const DatabaseConfig& orders = deployment.databases[0];
+
+  // The member the check takes as the new primary in "zone eu-a down".
+  const Topology topology(deployment);
+  TopologyState state = topology.nominal_state();
+  state.zone_up[*topology.find_zone(orders.primary_zone)] = false;
+  const DatabaseCase after = database_case(orders, topology, state);
+  ASSERT_TRUE(after.primary && after.failed_over) << after.problem;
+  EXPECT_EQ(*after.primary, 2u);
+  EXPECT_EQ(topology.zone_name(after.primary_zone), "eu-c");
+
+  const RunResult run = run_scenario(scenario);
+  ASSERT_TRUE(run.outcome.complete());
+
+  // The simulation promoted the same member, once, and switched the
+  // endpoint to it well before the window.
+  const Recorder::Events& events = run.recorder().events();
+  int promotions = 0;
+  std::int64_t switched_ns = -1;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events.component[i] != "database/" + orders.name) continue;
+    if (events.kind[i] == "promoted") {
+      ++promotions;
+      const std::string member =
+          "member " + std::to_string(*after.primary) + " (" + topology.zone_name(after.primary_zone) + ")";
+      EXPECT_EQ(events.detail[i].rfind(member, 0), 0u) << events.detail[i];
+    }
+    if (events.kind[i] == "switched") switched_ns = events.t_ns[i];
+  }
+  EXPECT_EQ(promotions, 1);
+  ASSERT_GT(switched_ns, 0);
+  std::printf("endpoint switched at %.1f s\n", switched_ns / 1e9);
+  constexpr Duration kSettled = 90s;
+  EXPECT_LT(switched_ns, to_ns(kSettled - 30s));
+
+  // The loss is felt (requests fail while there is no primary), but nothing
+  // fails from the window's start on: it is settled.
+  const Simulated whole{run.recorder()};
+  const double failed = whole.total("client.failed", {{"population", "shoppers"}});
+  std::printf("requests failed over the run: %.0f\n", failed);
+  EXPECT_GT(failed, 0);
+  const Simulated window{run.recorder(), to_ns(kSettled)};
+  EXPECT_EQ(window.total("client.failed", {{"population", "shoppers"}}), 0);
+  EXPECT_EQ(window.total("pool.query_failures", {{"database", orders.name}}), 0);
+  EXPECT_EQ(window.total("pool.borrow_timeouts", {{"database", orders.name}}), 0);
+
+  expect_agreement(find_case(check(scenario), "zone eu-a down"), run, 2, kSettled);
 }
 
 }  // namespace
