@@ -11,6 +11,7 @@
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "models/data/tcp_config.h"
+#include "tests/drills/pool_pileup_scenario.h"
 #include "tests/drills/recorded_series.h"
 
 namespace drsim {
@@ -21,8 +22,8 @@ using test_support::first_time_s;
 using test_support::range;
 using test_support::series;
 
-constexpr const char* kScenario = "scenarios/three_region_pool_pileup.yaml";
-constexpr double kLoss = 300;  // north-lost, at 5 min
+constexpr const char* kScenario = test_support::kPoolPileupScenario;
+constexpr double kLoss = test_support::kPoolPileupLoss;
 
 const std::vector<std::string> kDrillFix = {
     "spec.topology.services[payments].calls[1].pool.idleTimeout=10s",

@@ -7,6 +7,7 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/client_population.h"
 #include "sim/simulation.h"
+#include "tests/traffic/service_wiring.h"
 
 namespace drsim {
 namespace {
@@ -36,14 +37,7 @@ struct World {
     t.regions = {RegionConfig{"r", {ZoneConfig{"a"}}, 1ms}};
     domains = &sim.add<FailureDomains>("topology", Topology(t));
     for (auto& c : configs) services.push_back(&sim.add<Service>(c, domains));
-    for (Service* s : services) {
-      s->connect_calls([this](std::string_view name) -> Service* {
-        for (Service* candidate : services) {
-          if (candidate->config().name == name) return candidate;
-        }
-        return nullptr;
-      });
-    }
+    test_support::connect_by_name(services);
     ClientPopulationConfig pc;
     pc.name = "users";
     pc.service = services[0]->config().name;

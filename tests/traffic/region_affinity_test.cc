@@ -21,6 +21,7 @@
 #include "models/traffic/client_population.h"
 #include "sim/simulation.h"
 #include "tests/traffic/topology_builders.h"
+#include "tests/traffic/service_wiring.h"
 
 namespace drsim {
 namespace {
@@ -53,14 +54,7 @@ struct Chain {
       if (k < 6) sc.calls = {CallConfig{"s" + std::to_string(k + 1), 1, false}};
       services.push_back(&sim.add<Service>(sc, domains));
     }
-    for (Service* s : services) {
-      s->connect_calls([this](std::string_view name) -> Service* {
-        for (Service* candidate : services) {
-          if (candidate->config().name == name) return candidate;
-        }
-        return nullptr;
-      });
-    }
+    test_support::connect_by_name(services);
     ClientPopulationConfig pc;
     pc.name = "users";
     pc.service = "s1";
