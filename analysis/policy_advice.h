@@ -1,5 +1,5 @@
 #pragma once
-// Policy degradation advice behind `drsim recommend-policy` (domain.md
+// Policy degradation advice behind `drsim recommend-policy` (docs/sources.md
 // section 1): a zone of a scenario fails, the service's deployment must grow
 // (capacity compensation), and its declared policy may forbid it. From the
 // scenario as declared (time 0) this builds the parent scheduler's view of the

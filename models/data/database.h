@@ -1,5 +1,5 @@
 #pragma once
-// A replicated database on the event timeline (domain.md sections 4 and 5):
+// A replicated database on the event timeline (docs/sources.md sections 4 and 5):
 // what a zone or region loss costs in lost writes (RPO) and in time without
 // a writable primary (RTO).
 //

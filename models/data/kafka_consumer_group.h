@@ -1,5 +1,5 @@
 #pragma once
-// A Kafka consumer group reading a KafkaTopic (domain.md section 4: "MQ
+// A Kafka consumer group reading a KafkaTopic (docs/sources.md section 4: "MQ
 // traffic follows the RPC traffic ratio with a 5-10 s lag"): members placed
 // in zones, partitions assigned to them, and the poll loop whose cadence is
 // where the lag between producing and consuming comes from. Kafka 3.6

@@ -1,5 +1,5 @@
 #pragma once
-// A Kafka-style partitioned log (domain.md section 4: "message queues lose
+// A Kafka-style partitioned log (docs/sources.md section 4: "message queues lose
 // half their shards but stay up; Kafka partition leaders fail over"):
 // partitions replicated over brokers in zones, the in-sync replica set (ISR),
 // leader election by the controller, and what producers see meanwhile.

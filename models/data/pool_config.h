@@ -6,7 +6,7 @@
 // defaults to 0 (disabled) in 5.1.0 (DEFAULT_KEEPALIVE_TIME = 0L; 6.0.0 keeps
 // it). The driver's socketTimeout/connectTimeout and the pod's kernel TCP
 // settings are here too, since together they decide how a pool behaves when
-// its database vanishes (docs/domain.md section 5: the pile-up of a real
+// its database vanishes (docs/sources.md section 5: the pile-up of a real
 // drill, fixed with idleTimeout 10 s, maxLifetime 300 s, socketTimeout 5 s,
 // tcp_keepalive_time 60 s).
 #include <cstdint>

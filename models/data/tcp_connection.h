@@ -66,7 +66,7 @@ struct CommitNotice {
 // proxy): resolve() gives the server a connection opened now reaches, and
 // the connection keeps talking to that server for its whole life, whatever
 // the name resolves to later. That is what leaves pooled connections stuck
-// on a failed primary after the endpoint moved on (domain.md section 5).
+// on a failed primary after the endpoint moved on (docs/sources.md section 5).
 class PoolEndpoint {
  public:
   // The server a new connection reaches now; a plain server is itself.

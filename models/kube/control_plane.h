@@ -1,6 +1,6 @@
 #pragma once
 // The Kubernetes control plane on the event timeline: the controllers whose
-// interplay makes the zone-failure chain reaction of domain.md section 1.
+// interplay makes the zone-failure chain reaction of docs/sources.md section 1.
 //
 //   deployment + ReplicaSet   spec.replicas split across zones by the parent
 //                             scheduler (zone_split.h) under the deployment's

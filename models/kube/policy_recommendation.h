@@ -1,5 +1,5 @@
 #pragma once
-// Policy degradation (domain.md section 1): when a zone fails and the replica
+// Policy degradation (docs/sources.md section 1): when a zone fails and the replica
 // count must grow (capacity compensation), the declared deployment policy may
 // forbid it - "equal over AZ-3 and AZ-4" with AZ-3 down, or "2 AZs, no
 // extension" with the surviving AZ full. The platform then simulates the

@@ -1,6 +1,6 @@
 #pragma once
 // The parent scheduler of a two-level Kubernetes platform (TKE AppFabric in the
-// source article, domain.md section 1): from a deployment policy declared per
+// source article, docs/sources.md section 1): from a deployment policy declared per
 // zone, it computes how many replicas each zone holds; child clusters then
 // place the pods on nodes (node_placement.h). The computation runs only when
 // the replica total or the policy changes, which is why recreating a failed

@@ -29,7 +29,7 @@ constexpr std::array kNotFaults{
     ActionRole{"traffic:cut", {}},
     ActionRole{"service:scale", {}},
     ActionRole{"routing:weight", {}},
-    // Operator actions of docs/domain.md sections 1 and 4 (capacity
+    // Operator actions of docs/sources.md sections 1 and 4 (capacity
     // compensation, policy changes, a DB proxy switched by hand): mitigation,
     // not faults, so they neither get a row nor cut a fault's span short (its
     // recovery includes them; the database's own RTO and RPO are still

@@ -20,9 +20,10 @@ namespace drsim {
 struct ObjectivesConfig {
   // Three nines, the usual availability objective of an online service: per
   // window, one failed request in a thousand finished ones is tolerated. It is
-  // the objective the domain's payment drill met (48 failed of 150,000
-  // transactions during its switch-over, 99.97%), while a window that loses a
-  // zone's in-flight requests (a few percent) falls below it.
+  // the objective the payment drill of docs/sources.md section 5 met (48
+  // failed of 150,000 transactions during its switch-over, 99.97%), while a
+  // window that loses a zone's in-flight requests (a few percent) falls
+  // below it.
   Ratio success_ratio{0.999};
   // Empty: all client populations together (their summed counts).
   std::string population;

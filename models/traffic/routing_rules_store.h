@@ -1,6 +1,6 @@
 #pragma once
 // Routing rules kept in a consensus group, as a global traffic scheduler
-// keeps them (domain.md section 5: "Global traffic scheduler (Raft-replicated
+// keeps them (docs/sources.md section 5: "Global traffic scheduler (Raft-replicated
 // routing rules)"): a routing change (a routing:weight step, a health
 // checker's "weight 0" of issue 6) takes effect only once the group has
 // committed it.

@@ -1,5 +1,5 @@
 #pragma once
-// A global traffic scheduler (GTS, docs/domain.md section 5) in front of a
+// A global traffic scheduler (GTS, docs/sources.md section 5) in front of a
 // geo-routed population: it owns the population's route weights and changes
 // them through the routing rules store (Raft-replicated rules,
 // models/traffic/routing_rules_store.h), so a change reaches the router one

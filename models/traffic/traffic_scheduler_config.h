@@ -1,6 +1,6 @@
 #pragma once
 // Settings of a global traffic scheduler (models/traffic/traffic_scheduler.h),
-// the GTS of docs/domain.md section 5: on a region the health checks find
+// the GTS of docs/sources.md section 5: on a region the health checks find
 // unreachable it sets the region's route weight to 0 and spreads its share
 // over the healthy regions.
 //   spread  even:     the lost share is split equally among the healthy

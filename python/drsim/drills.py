@@ -1,4 +1,4 @@
-"""The drill library: each source architecture of docs/domain.md replayed by a
+"""The drill library: each source architecture of docs/sources.md replayed by a
 scenario, its published figures beside the simulated ones.
 
 The library is a YAML file (``docs/drill_library.yaml``): per drill, the

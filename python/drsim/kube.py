@@ -1072,7 +1072,7 @@ def recommend_policy(
     starting replicas and declared policy), as ``drsim recommend-policy``.
 
     ``replicas`` is the total needed (default: the current replicas plus the
-    failed zone's, capacity compensation as docs/domain.md defines it).
+    failed zone's, capacity compensation as docs/sources.md section 1 defines it).
     ``migrate=True`` evaluates each candidate as ``deployment:policy``
     applies it (a fresh split: the failed zone's pods move) rather than as a
     scale-out that keeps them where they are. Raises ValueError for a

@@ -1,7 +1,7 @@
 // The policy advice behind `drsim recommend-policy`: the zones' state built
 // from a scenario (node pools after the starting pods, the failed zone, the
 // service's replicas), the declared policy's outcome, and the candidates. The
-// 20-replica example of domain.md section 1 is
+// 20-replica example of docs/sources.md section 1 is
 // scenarios/appfabric_az_failure.yaml: 10/10 in zone-a and zone-b,
 // zone-b's nodes with room for 2 more pods, zone-c's for 20.
 #include "analysis/policy_advice.h"

@@ -134,7 +134,7 @@ TEST(Commands, CheckFailsOnOverloadOnlyWhenAsked) {
             kExitOverloaded);
 }
 
-// The 20-replica example of domain.md section 1: zone-a fails, compensation needs 30, zone-b is full.
+// The 20-replica example of docs/sources.md section 1: zone-a fails, compensation needs 30, zone-b is full.
 TEST(Commands, RecommendPolicyListsTheCandidatesThatPlaceTheScaleOut) {
   CapturedConsole io;
   const std::string file = "scenarios/appfabric_az_failure.yaml";

@@ -20,7 +20,7 @@ TopologyConfig one_region(std::vector<std::string> zones) {
   return t;
 }
 
-// Three regions with one zone each, as domain.md section 5 (28/38/22 ms).
+// Three regions with one zone each, as docs/sources.md section 5 (28/38/22 ms).
 TopologyConfig three_regions() {
   TopologyConfig t;
   t.regions = {RegionConfig{"north", {ZoneConfig{"n1"}}, 1ms}, RegionConfig{"east", {ZoneConfig{"e1"}}, 1ms},

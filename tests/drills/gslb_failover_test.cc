@@ -1,4 +1,4 @@
-// docs/domain.md section 2 with the switch made by Route 53-style health
+// docs/sources.md section 2 with the switch made by Route 53-style health
 // checks and DNS caches (scenarios/two_cell_region_failover.yaml):
 // the time from the region loss to the traffic leaving it, and the error
 // window, follow from the check interval, the failure threshold, the TTLs

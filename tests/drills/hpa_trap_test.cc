@@ -1,4 +1,4 @@
-// The HPA trap of docs/domain.md section 1, its three variants run from their
+// The HPA trap of docs/sources.md section 1, its three variants run from their
 // scenario files. Each asserts the qualitative outcome from the recorded
 // series (CPU per zone, replicas, unplaced replicas): the numbers come out of
 // the HPA's replica calculation over the pods it lists, the scheduler's

@@ -1,4 +1,4 @@
-// Kafka-style partitions on a zone loss (docs/domain.md section 4: "Kafka
+// Kafka-style partitions on a zone loss (docs/sources.md section 4: "Kafka
 // partition leaders fail over", "MQ traffic follows the RPC traffic ratio
 // with a 5-10 s lag"), asserted from the series the runs record.
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ const Labels kGroup{{"group", "billing"}, {"topic", "order-events"}};
 // The billing members' poll period from the scenario's settings: a member owns 2 of the 12 partitions, so
 // 200 events/s / 6 members = 33.3 records/s; per-batch cost B = 4.7 s, 2 ms per record, utilisation
 // rho = 0.0667, T = B / (1 - rho) = 5.04 s. A record is processed between T and 2T (5.0-10.1 s) after it was
-// produced: the domain's 5-10 s.
+// produced: the source's 5-10 s (docs/sources.md section 4).
 constexpr double kRho = 200.0 / 6 * 0.002;
 constexpr double kPeriod = 4.7 / (1 - kRho);
 

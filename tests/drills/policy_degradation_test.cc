@@ -1,5 +1,5 @@
 // Policy degradation, scenarios/appfabric_az_failure.yaml: the
-// 20-replica example of docs/domain.md section 1. The HPA's compensated
+// 20-replica example of docs/sources.md section 1. The HPA's compensated
 // scale-out stays unplaced under "2 zones, no extension" while zone-b is
 // full; degrading the policy to extend to zone-c places it; recovery runs in
 // the documented order. Asserted from the recorded series and events: the

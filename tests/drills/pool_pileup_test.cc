@@ -1,4 +1,4 @@
-// The connection-pool pile-up of docs/domain.md section 5, replayed from
+// The connection-pool pile-up of docs/sources.md section 5, replayed from
 // scenarios/three_region_pool_pileup.yaml: north is lost, the north shard
 // fails over to east within seconds, but east's pooled connections to the
 // dead primary stay ESTABLISHED. With the default driver and kernel settings

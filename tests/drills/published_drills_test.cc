@@ -1,4 +1,4 @@
-// The scenarios modelled on the published drills of docs/domain.md, run end
+// The scenarios modelled on the published drills of docs/sources.md, run end
 // to end from their files: the figures come out of round-trip times, the
 // connection handshake, call counts and service times, never out of a
 // constant set to match.
@@ -47,7 +47,7 @@ double failures(const Recorder& rec, const std::string& population, Duration fro
   return total;
 }
 
-// domain.md section 2: 230 ms from Spain to Ireland, 820 ms once Oregon serves,
+// docs/sources.md section 2: 230 ms from Spain to Ireland, 820 ms once Oregon serves,
 // about 20 s of errors in between, 220 ms when Ireland is back.
 TEST(PublishedDrills, TwoCellRegionFailoverFromSpain) {
   const RunResult run = run_scenario(load_scenario_file("scenarios/two_cell_region_failover_manual_switch.yaml"));
@@ -66,7 +66,7 @@ TEST(PublishedDrills, TwoCellRegionFailoverFromSpain) {
   EXPECT_EQ(failures(rec, "spain", 95s, 300s), 0);
 }
 
-// domain.md section 4, the whole drill (scenarios/same_city_dual_active.yaml).
+// docs/sources.md section 4, the whole drill (scenarios/same_city_dual_active.yaml).
 class SameCityDualActive : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -1,4 +1,4 @@
-// A global traffic scheduler's routing rules in a Raft group (docs/domain.md
+// A global traffic scheduler's routing rules in a Raft group (docs/sources.md
 // section 5): a routing change made while the group has no quorum waits for
 // a leader. Asserted from the series and KPIs the run records.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The three-region unit-based drill of docs/domain.md section 5: six rows,
+// The three-region unit-based drill of docs/sources.md section 5: six rows,
 // one scenario file each (scenarios/three_region_unit*.yaml; the index and
 // the shared settings are in scenarios/three_region_unit.yaml). Each row's
 // traffic switch, RTO and RPO come from the per-fault figures

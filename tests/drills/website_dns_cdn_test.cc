@@ -1,4 +1,4 @@
-// docs/domain.md section 3, the website drill (scenarios/website_dns_cdn.yaml):
+// docs/sources.md section 3, the website drill (scenarios/website_dns_cdn.yaml):
 // dual DNS providers, multi-CDN with a 60 s CNAME TTL, a two-region origin
 // with health checks and a static backup, failed from the outside in. Every
 // band below is derived from the scenario's settings (named constants) and

@@ -1,6 +1,6 @@
 // Policy degradation: candidate policies are run through the split, and those that allow the needed
 // scale-out are listed with their split and headroom, least deviation first. The 20-replica example of
-// domain.md section 1 (10/10 under a 67% cap, one zone fails) drives most cases.
+// docs/sources.md section 1 (10/10 under a 67% cap, one zone fails) drives most cases.
 #include "models/kube/policy_recommendation.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The parent scheduler's per-zone split: the worked examples of domain.md section 1 (20 replicas as 10/10
+// The parent scheduler's per-zone split: the worked examples of docs/sources.md section 1 (20 replicas as 10/10
 // under a 67% cap; scale-out with a zone down, with and without extension; equal over AZ-3/AZ-4 with AZ-3
 // down; the financial 3-zone 50% baseline), scale-in order, and validation.
 #include "models/kube/zone_split.h"

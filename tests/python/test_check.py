@@ -44,7 +44,7 @@ def test_utilisation_is_littles_law_over_the_zones_workers(repo_root: pathlib.Pa
 
 
 def test_the_skewed_deployment_overloads_when_a_big_zone_fails(repo_root: pathlib.Path) -> None:
-    # docs/domain.md section 1: 10/10 over zones a and b, zone-c empty. Either
+    # docs/sources.md section 1: 10/10 over zones a and b, zone-c empty. Either
     # zone down puts everything on the other one: 88% of its workers.
     scenario = drsim.load(repo_root / "scenarios" / "appfabric_az_failure.yaml")
     report = scenario.check(utilization_target="70%")

@@ -566,7 +566,7 @@ def test_module_docstring_example_runs() -> None:
 
 
 def test_recommend_policy_for_the_appfabric_scenario(repo_root) -> None:
-    # domain.md section 1: 20 replicas at 10/10 under a 67% cap over two zones;
+    # docs/sources.md section 1: 20 replicas at 10/10 under a 67% cap over two zones;
     # zone-a fails and compensation needs 30. The declared policy pends 8;
     # extending to zone-c places them all.
     scenario = drsim.load(repo_root / "scenarios" / "appfabric_az_failure.yaml")

@@ -45,7 +45,7 @@ def report_path(result: drsim.Result, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="module")
 def capacity() -> drsim.CapacityReport:
-    # docs/domain.md section 1 at a 70% target: either big zone down overloads the other.
+    # docs/sources.md section 1 at a 70% target: either big zone down overloads the other.
     scenario = drsim.load(ROOT / "scenarios" / "appfabric_az_failure.yaml").with_overrides(
         {"metadata.description": HOSTILE})
     return drsim.check(scenario, utilization_target="70%")

@@ -1,4 +1,4 @@
-// Call-chain region affinity (docs/domain.md section 5: "28 ms between
+// Call-chain region affinity (docs/sources.md section 5: "28 ms between
 // regions over 5-6 hops is 150 ms or more; they pin a request's later hops
 // to one region so that a request crosses regions only 1-2 times").
 //

@@ -1,4 +1,4 @@
-// The global traffic scheduler (docs/domain.md section 5): a region the
+// The global traffic scheduler (docs/sources.md section 5): a region the
 // health checks find unreachable gets weight 0 and its share is spread over
 // the healthy regions evenly, by capacity or by weight (closed forms worked
 // out in each test); a planned switch-over moves a region's share in stages
