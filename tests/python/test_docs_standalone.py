@@ -200,7 +200,8 @@ def test_the_checks_name_file_and_line(tmp_path: pathlib.Path) -> None:
         "# fine\n# see " + "domain" + ".md section 1\n# and ../" + "shared/" + "seeds/x.txt\n", encoding="utf-8"
     )
     (tmp_path / "b.cc").write_text(
-        "// docs/sources.md section 2\n// docs/sources.md sections 1 and\n// 3, and sources" ".md §7\n", encoding="utf-8"
+        "// docs/sources.md section 2\n// docs/sources.md sections 1 and\n// 3, and sources" ".md §7\n",
+        encoding="utf-8",
     )
     (tmp_path / "blob.bin").write_bytes(b"domain" + b".md\0\x01")
     (tmp_path / "README.md").write_text(
