@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ int main(int argc, char** argv) {
   } catch (const drsim::ScenarioError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // The estimate before a run and spec.guards.maxMemory during it are meant
+    // to stop a run long before this; reaching it means they missed a growth.
+    std::fprintf(stderr,
+                 "drsim: out of memory: the run needed more memory than the machine could give; lower "
+                 "spec.guards.maxMemory so that the run stops in time with its results\n");
+    return kExitStoppedByGuard;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "drsim: internal error: %s\n", e.what());
     return kExitInternalError;

@@ -1,10 +1,12 @@
 #include "io/run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 
 #include "io/result_writer.h"
+#include "io/run_estimate.h"
 #include "models/data/database.h"
 #include "models/data/flow_replication_transport.h"
 #include "models/data/kafka_consumer_group.h"
@@ -278,10 +280,22 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   sim_options.max_events = guards.max_events;
   sim_options.max_wall_time = guards.max_wall_time;
   sim_options.max_events_per_instant = guards.max_events_per_instant;
+  sim_options.max_memory_bytes = memory_limit(guards);
+  sim_options.max_event_rate = guards.max_event_rate;
+  // maxWallTime counts the build too: it is part of what the user waits for.
+  sim_options.wall_start = std::chrono::steady_clock::now();
   sim_options.stop_flag = options.stop_flag;
   sim_options.progress = options.progress;
 
+  // Refused before it is built when it could not fit: the pods first (building
+  // them is what would run out of memory), then the series they declare.
+  RunEstimate estimate = estimate_run(scenario, result.horizon);
+  refuse_if_too_big(scenario, estimate, sim_options.max_memory_bytes);
+  const std::uint64_t memory_limit_bytes = sim_options.max_memory_bytes;
   result.simulation = build_simulation(scenario, std::move(sim_options));
+  result.simulation->initialize();  // components declare their series
+  add_series(estimate, result.simulation->recorder().series_list().size());
+  refuse_if_too_big(scenario, estimate, memory_limit_bytes);
   // Network-fidelity runs go through SimGrid's engine; the others never touch it.
   result.outcome = run_simulation_until(*result.simulation, result.horizon);
   // Components flush and write their KPIs even when a guard stopped the run:

@@ -23,6 +23,7 @@
 #include "models/traffic/client_population.h"
 #include "sim/fields.h"
 #include "sim/time.h"
+#include "sim/units.h"
 
 namespace drsim {
 
@@ -84,6 +85,15 @@ struct GuardsConfig {
   std::uint64_t max_events = 0;  // 0: no limit
   Duration max_wall_time{};      // 0: no limit
   std::uint64_t max_events_per_instant = 10'000'000;
+  // 0: 80% of the memory the process may use (io/run_estimate.h). Memory
+  // has a limit by default: a run that outgrows the machine is stopped, with
+  // its results so far, before the system kills it.
+  ByteSize max_memory{0};
+  // Ten million events per simulated second is 25 times a 20,000 requests/s
+  // payment gateway with twenty events per request, and a hundredth of a
+  // loop that advances a nanosecond per event (10^9): storms of timers set
+  // to nanoseconds are caught, busy drills are not.
+  double max_event_rate = 1e7;
 
   static constexpr std::string_view kTypeName = "Guards";
   static constexpr auto fields() {
@@ -93,6 +103,14 @@ struct GuardsConfig {
               kNonNegative),
         field("maxEventsPerInstant", &GuardsConfig::max_events_per_instant,
               "Stop when this many events run without simulated time advancing (an event storm)."),
+        field("maxMemory", &GuardsConfig::max_memory,
+              "Refuse a run estimated to need more memory than this, and stop a run whose process holds more "
+              "(0: 80% of the memory the process may use: the machine's, or its container's limit when lower).",
+              kNonNegative),
+        field("maxEventRate", &GuardsConfig::max_event_rate,
+              "Stop when more than this many events run per simulated second, over a million events: an "
+              "event storm whose time creeps forward (0: no limit).",
+              kNonNegative),
     };
   }
 };

@@ -5,11 +5,13 @@
 // of the first problems.
 #include "io/scenario_loader.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "io/csv_inputs.h"
 #include "io/envelope.h"
 #include "io/overrides.h"
+#include "io/config_rules.h"
 #include "io/scenario_validation.h"
 #include "io/source_map.h"
 #include "io/yaml_decode.h"
@@ -28,6 +30,19 @@ void throw_if_any(const DecodeSession& session) {
 // every stage's report is cut at the same length.
 void report_all(DecodeSession& session, std::vector<Diagnostic> problems) {
   for (Diagnostic& d : problems) session.report(std::move(d));
+}
+
+// For the checks that may find again what an area check found first (the
+// walk over every config's validate()): a diagnostic already reported, same
+// place and same message, is not repeated.
+void report_new(DecodeSession& session, std::vector<Diagnostic> problems) {
+  const std::vector<Diagnostic> known = session.diagnostics();
+  for (Diagnostic& d : problems) {
+    const bool repeated = std::any_of(known.begin(), known.end(), [&](const Diagnostic& k) {
+      return k.path == d.path && k.message == d.message;
+    });
+    if (!repeated) session.report(std::move(d));
+  }
 }
 
 }  // namespace
@@ -66,6 +81,7 @@ Scenario load_scenario_text(std::string_view text, const std::vector<std::string
   report_all(session, check_timeline(scenario.spec, session.source_map));
   report_all(session, check_network(scenario.spec, session.source_map));
   report_all(session, check_objectives(scenario.spec, session.source_map));
+  report_new(session, check_every_config(scenario.spec, session.source_map));
   throw_if_any(session);
   std::vector<Diagnostic> out_of_range;
   scenario.resolved_timeline = resolve_timeline(scenario.spec.timeline, session.source_map, out_of_range);

@@ -10,6 +10,7 @@
 #include "io/action_parameters.h"
 #include "sim/quote.h"
 #include "io/suggest.h"
+#include "io/value_codecs.h"
 #include "models/timeline/action_catalog.h"
 #include "sim/units.h"
 
@@ -368,10 +369,15 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     for (const ConfigProblem& problem : problems) out.push_back(where.at(path + "." + problem.field, problem.message));
   };
   std::vector<Diagnostic> ignored;  // check_topology reports the zones' own problems
-  NameTable zones("zone", where);
+  NameTable zones("zone", where), regions("region", where);
   for (const RegionConfig& r : spec.topology.config.regions) {
+    regions.add(r.name, "", ignored);
     for (const ZoneConfig& z : r.zones) zones.add(z.name, "", ignored);
   }
+  // Optional references: empty means "not given".
+  auto check_optional = [&](const NameTable& table, const std::string& name, const std::string& path) {
+    if (!name.empty()) table.check_reference(name, path, out);
+  };
 
   NameTable services("service", where);
   const std::string root = std::string(kTopology) + ".services";
@@ -396,6 +402,9 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     zones.check_reference(d.primary_zone, p + ".primaryZone", out);
     for (std::size_t j = 0; j < d.replicas.size(); ++j)
       zones.check_reference(d.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
+    check_optional(zones, d.monitor_zone, p + ".monitorZone");
+    check_optional(zones, d.preferred_zone, p + ".preferredZone");
+    check_optional(regions, d.preferred_region, p + ".preferredRegion");
   }
   for (std::size_t i = 0; i < spec.topology.config.services.size(); ++i) {
     const auto& calls = spec.topology.config.services[i].calls;
@@ -411,6 +420,8 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     report(p, g.validate());
     for (std::size_t j = 0; j < g.members.size(); ++j)
       zones.check_reference(g.members[j].zone, indexed(p + ".members", j) + ".zone", out);
+    check_optional(zones, g.preferred_zone, p + ".preferredZone");
+    check_optional(regions, g.preferred_region, p + ".preferredRegion");
   }
 
   // Kafka-style topics: their own problems, unique names, zones and producer services that exist.
@@ -583,6 +594,11 @@ std::vector<Diagnostic> check_timeline(const ScenarioSpec& spec, const SourceMap
         }
       }
       check_kubernetes_target(spec, a, p, where, out);
+      // deployment:policy's new policy names zones, as a deployment's does.
+      if (a.policy) {
+        for (std::size_t j = 0; j < a.policy->zones.size(); ++j)
+          zones.check_reference(a.policy->zones[j], indexed(p + ".policy.zones", j), out);
+      }
       if (info->target.contains(TargetField::kPopulation) && regions.contains(a.target.region)) {
         check_routed_region(spec, a, p, where, out);
       }
@@ -747,10 +763,12 @@ std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& ti
   std::vector<std::int64_t> finish(n, 0);
   std::vector<ResolvedAction> resolved;
   resolved.reserve(n);
+  // Actions start and end within kLongestScenarioTime, like every duration.
+  const std::int64_t limit = kLongestScenarioTime.count();
   auto overflow = [&](std::size_t i, std::string_view key) {
     diagnostics.push_back(where.at(indexed("spec.timeline", i) + "." + std::string(key),
                                    "expected the action to " + std::string(key == "duration" ? "end" : "start") +
-                                       " by " + format_duration(Duration::max()) + ", got a later time"));
+                                       " by " + format_duration(kLongestScenarioTime) + ", got a later time"));
   };
   while (!ready.empty()) {
     const std::size_t i = ready.top();
@@ -762,7 +780,7 @@ std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& ti
       start = a.at->count();
     } else {
       for (const std::string& name : a.start_after) start = std::max(start, finish[index_of.at(name)]);
-      if (__builtin_add_overflow(start, a.delay.count(), &start)) {
+      if (__builtin_add_overflow(start, a.delay.count(), &start) || start > limit) {
         overflow(i, "delay");
         ok = false;
       }
@@ -771,7 +789,7 @@ std::vector<ResolvedAction> resolve_timeline(const std::vector<ActionConfig>& ti
     finish[i] = start;
     if (ok && a.duration) {
       std::int64_t end_ns = 0;
-      if (__builtin_add_overflow(start, a.duration->count(), &end_ns)) {
+      if (__builtin_add_overflow(start, a.duration->count(), &end_ns) || end_ns > limit) {
         overflow(i, "duration");
       } else {
         end = at(Duration{end_ns});

@@ -125,8 +125,26 @@ struct QuantityCodec {
   static std::span<const std::string_view> units() { return Units(); }
 };
 
+// The longest time a scenario may name: any one duration, the horizon, an
+// action's start and end. 20000 days (about 55 years) is far beyond any drill,
+// and it keeps every "now + duration" a model computes (at most twice this)
+// inside the event queue's range (2^62 ns, about 53375 days): a value the
+// loader accepts can never overflow the clock later.
+inline constexpr Duration kLongestScenarioTime = std::chrono::hours(24 * 20000);
+
+// Scenario durations stay within kLongestScenarioTime, so that no sum a model
+// forms from them can leave the clock's range.
+inline Duration parse_scenario_duration(std::string_view text) {
+  const Duration d = parse_duration(text);
+  if (d > kLongestScenarioTime || d < -kLongestScenarioTime) {
+    throw std::invalid_argument("expected a duration of at most " + format_duration(kLongestScenarioTime) +
+                                " (about 55 years), got " + quote(text));
+  }
+  return d;
+}
+
 template <>
-struct ValueCodec<Duration> : QuantityCodec<Duration, parse_duration, format_duration, duration_units> {
+struct ValueCodec<Duration> : QuantityCodec<Duration, parse_scenario_duration, format_duration, duration_units> {
   static constexpr std::string_view kName = "duration";
   static constexpr std::string_view kExpected = kDurationExpected;
   static constexpr std::string_view kExample = kDurationExample;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <exception>
 
+#include "sim/run_guards.h"
+
 namespace drsim {
 
 const char* to_string(StopReason reason) {
@@ -12,6 +14,7 @@ const char* to_string(StopReason reason) {
     case StopReason::kMaxWallTime: return "max_wall_time";
     case StopReason::kEventStorm: return "event_storm";
     case StopReason::kInterrupted: return "interrupted";
+    case StopReason::kMaxMemory: return "max_memory";
   }
   return "unknown";
 }
@@ -119,17 +122,9 @@ RunOutcome Simulation::run_until(SimTime horizon) {
     throw SimulationError("run_until(" + format_clock(horizon) + ") is before now (" + format_clock(now_) + ")");
   }
   initialize();
-  using WallClock = std::chrono::steady_clock;
-  const auto wall_start = WallClock::now();
-  auto next_progress = wall_start;
   const std::uint64_t events_before = events_run_;
+  RunGuards guards(options_, horizon, events_before);
   RunOutcome outcome;
-
-  // Guards and progress are looked at every kCheckEvery events: reading the
-  // wall clock on every event would cost more than the event itself.
-  constexpr std::uint64_t kCheckEvery = 4096;
-  std::uint64_t until_check = 1;
-  auto wall_elapsed = [&] { return std::chrono::duration<double>(WallClock::now() - wall_start).count(); };
   auto stop = [&](StopReason reason, std::string message) {
     outcome.reason = reason;
     outcome.message = std::move(message);
@@ -140,23 +135,7 @@ RunOutcome Simulation::run_until(SimTime horizon) {
       now_ = horizon;
       break;
     }
-    if (--until_check == 0) {
-      until_check = kCheckEvery;
-      const auto wall_now = WallClock::now();
-      if (options_.stop_flag != nullptr && options_.stop_flag->load(std::memory_order_relaxed)) {
-        stop(StopReason::kInterrupted, "run interrupted at t=" + format_clock(now_));
-        break;
-      }
-      if (options_.max_wall_time > Duration::zero() && wall_now - wall_start >= options_.max_wall_time) {
-        stop(StopReason::kMaxWallTime, "guard maxWallTime (" + format_seconds(options_.max_wall_time) +
-                                           " s) stopped the run at t=" + format_clock(now_));
-        break;
-      }
-      if (options_.progress && wall_now >= next_progress) {
-        options_.progress(RunProgress{now_, horizon, events_run_ - events_before, wall_elapsed()});
-        next_progress = wall_now + options_.progress_interval;
-      }
-    }
+    if (guards.stop_before_event(now_, events_run_, outcome)) break;
     if (options_.max_events != 0 && events_run_ >= options_.max_events) {
       stop(StopReason::kMaxEvents, "guard maxEvents (" + std::to_string(options_.max_events) +
                                        ") stopped the run at t=" + format_clock(now_));
@@ -173,7 +152,7 @@ RunOutcome Simulation::run_until(SimTime horizon) {
   }
   outcome.end_time = now_;
   outcome.events = events_run_ - events_before;
-  outcome.wall_seconds = wall_elapsed();
+  outcome.wall_seconds = guards.wall_seconds();
   return outcome;
 }
 

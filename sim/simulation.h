@@ -3,6 +3,7 @@
 // Recorder and the components. It is never global: a sweep runs many in
 // threads of one process.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,16 @@ struct SimulationOptions {
   // Events allowed at one simulated instant before the run is declared an
   // event storm (a zero-delay loop never advances time).
   std::uint64_t max_events_per_instant = 10'000'000;
+  // The process's resident memory above which the run stops (0: no limit).
+  std::uint64_t max_memory_bytes = 0;
+  // Events per simulated second above which the run is declared an event
+  // storm even though time creeps forward (0: no limit); judged over windows
+  // of a million events (sim/run_guards.h).
+  double max_event_rate = 0;
+  std::uint64_t event_rate_window = 1'000'000;  // events per judgement of the rate
+  // Where maxWallTime counts from (default: the start of run_until), so that
+  // building the simulation counts too.
+  std::optional<std::chrono::steady_clock::time_point> wall_start;
   // Set from another thread (a signal handler, Python's Ctrl-C) to stop the run.
   const std::atomic<bool>* stop_flag = nullptr;
   // Called about every progress_interval of wall time while running.
@@ -47,7 +58,8 @@ enum class StopReason {
   kHorizon,       // reached the requested time: the run is complete
   kMaxEvents,     // guard: too many events
   kMaxWallTime,   // guard: too long in wall-clock time
-  kEventStorm,    // guard: too many events without time advancing
+  kEventStorm,    // guard: too many events without time advancing, or per simulated second
+  kMaxMemory,     // guard: the process holds more memory than allowed
   kInterrupted,   // the stop flag was raised
 };
 const char* to_string(StopReason reason);

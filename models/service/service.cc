@@ -984,4 +984,9 @@ void register_service_actions(Timeline& timeline, std::vector<Service*> services
   });
 }
 
+std::uint64_t Service::memory_per_pod(const ServiceConfig& config) {
+  const std::uint64_t workers = config.concurrency;
+  return sizeof(Pod) + workers * sizeof(Pod::Slot) + (workers + 63) / 64 * sizeof(std::uint64_t);
+}
+
 }  // namespace drsim

@@ -159,6 +159,10 @@ class Service : public Component, public JobOwner, public QueryClient {
   // Also write per-pod series (pod.utilization, pod.cpu_cores); call before
   // the run starts. Off by default: a series per pod per window adds up.
   void record_pod_series(bool on) { record_pod_series_ = on; }
+  // What one pod of a service so configured holds in memory before any
+  // request arrives (its worker slots grow with concurrency): for the
+  // estimate a run is refused on before it is built (io/run_estimate.h).
+  static std::uint64_t memory_per_pod(const ServiceConfig& config);
 
  protected:
   void attach() override;

@@ -35,7 +35,7 @@ class Outcome:
     """How a run ended."""
 
     complete: bool  #: reached the horizon (no guard or interrupt stopped it)
-    reason: str  #: "horizon", "max_events", "max_wall_time", "event_storm" or "interrupted"
+    reason: str  #: "horizon", "max_events", "max_wall_time", "max_memory", "event_storm" or "interrupted"
     message: str  #: why it stopped early; empty when complete
     events: int  #: events run
     end_t_s: float  #: simulated time reached, seconds

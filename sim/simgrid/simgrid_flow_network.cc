@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/errors.h"
+#include "sim/run_guards.h"
 #include "sim/simgrid/clock_map.h"
 #include "sim/simgrid/engine_lease.h"
 #include "sim/simgrid/platform_builder.h"
@@ -46,13 +47,11 @@ struct Concluded {
   FlowNetwork::Done done;
 };
 
-using WallClock = std::chrono::steady_clock;
 
 // What one run_until call tracks across instants.
 struct LoopState {
   SimTime horizon{};
-  WallClock::time_point wall_start;
-  WallClock::time_point next_progress;
+  std::optional<RunGuards> guards;  // the wall clock, memory, event rate, stop flag, progress
   std::uint64_t events_before = 0;
   std::optional<SimTime> instant;  // the last instant events ran at
   std::uint64_t events_at_instant = 0;
@@ -203,28 +202,13 @@ struct SimGridFlowNetwork::Impl {
   // Runs every event of the next instant. False when a guard stopped the run.
   bool run_instant(LoopState& st) {
     const SimulationOptions& o = sim.options();
-    const auto wall_now = WallClock::now();
-    if (o.stop_flag != nullptr && o.stop_flag->load(std::memory_order_relaxed)) {
-      stop(st, StopReason::kInterrupted, "run interrupted at t=" + format_clock(sim.now()));
-      return false;
-    }
-    if (o.max_wall_time > Duration::zero() && wall_now - st.wall_start >= o.max_wall_time) {
-      stop(st, StopReason::kMaxWallTime,
-           "guard maxWallTime (" + format_seconds(o.max_wall_time) +
-               " s) stopped the run at t=" + format_clock(sim.now()));
-      return false;
-    }
-    if (o.progress && wall_now >= st.next_progress) {
-      o.progress(RunProgress{sim.now(), st.horizon, sim.events_run() - st.events_before,
-                             std::chrono::duration<double>(wall_now - st.wall_start).count()});
-      st.next_progress = wall_now + o.progress_interval;
-    }
     const SimTime t = *sim.next_event_time();
     if (st.instant != t) {
       st.instant = t;
       st.events_at_instant = 0;
     }
     while (true) {
+      if (st.guards->stop_before_event(sim.now(), sim.events_run(), st.outcome)) return false;
       if (o.max_events != 0 && sim.events_run() >= o.max_events) {
         stop(st, StopReason::kMaxEvents,
              "guard maxEvents (" + std::to_string(o.max_events) + ") stopped the run at t=" + format_clock(sim.now()));
@@ -357,9 +341,8 @@ RunOutcome SimGridFlowNetwork::run_until(SimTime horizon) {
 
   LoopState st;
   st.horizon = horizon;
-  st.wall_start = WallClock::now();
-  st.next_progress = st.wall_start;
   st.events_before = sim.events_run();
+  st.guards.emplace(sim.options(), horizon, st.events_before);
 
   // Without flows: plain drsim, no SimGrid.
   bool stopped = false;
@@ -400,7 +383,7 @@ RunOutcome SimGridFlowNetwork::run_until(SimTime horizon) {
   if (st.outcome.complete()) sim.run_until(horizon);  // nothing is left at or before horizon: moves the clock
   st.outcome.end_time = sim.now();
   st.outcome.events = sim.events_run() - st.events_before;
-  st.outcome.wall_seconds = std::chrono::duration<double>(WallClock::now() - st.wall_start).count();
+  st.outcome.wall_seconds = st.guards->wall_seconds();
   return st.outcome;
 }
 

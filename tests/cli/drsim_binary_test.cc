@@ -1,7 +1,6 @@
 // Runs the built `drsim` executable as a user would, checking exit codes and
 // the messages on stderr.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,26 +9,13 @@
 #include <vector>
 
 #include "tests/cli/cli_test_support.h"
+#include "tests/cli/drsim_process.h"
 
 namespace drsim {
 namespace {
 
-struct Completed {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Completed run_drsim(const std::string& arguments) {
-  const char* binary_dir = std::getenv("DRSIM_BINARY_DIR");
-  const std::string binary = std::string(binary_dir != nullptr ? binary_dir : "build") + "/cli/drsim";
-  testing::TempDir capture("capture");
-  const auto out = capture.path() / "out";
-  const auto err = capture.path() / "err";
-  const std::string command = binary + " " + arguments + " >" + out.string() + " 2>" + err.string() + " </dev/null";
-  const int status = std::system(command.c_str());
-  return Completed{WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::read_file(out), testing::read_file(err)};
-}
+using testing::Completed;
+using testing::run_drsim;
 
 TEST(DrsimBinary, PrintsItsVersion) {
   const Completed c = run_drsim("--version");

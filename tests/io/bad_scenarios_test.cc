@@ -18,6 +18,16 @@ struct BadCase {
 std::ostream& operator<<(std::ostream& os, const BadCase& c) { return os << c.reason; }
 
 const BadCase kBadCases[] = {
+    {"database_unknown_monitor_zone",
+     "tests/data/scenarios/bad/database_unknown_monitor_zone.yaml:16:22: spec.topology.databases[0].monitorZone: "
+     "unknown zone \"nowhere\" (zones: a, b)\n"
+     "tests/data/scenarios/bad/database_unknown_monitor_zone.yaml:17:24: spec.topology.databases[0].preferredZone: "
+     "unknown zone \"bb\", did you mean \"b\"? (zones: a, b)\n"
+     "tests/data/scenarios/bad/database_unknown_monitor_zone.yaml:18:26: spec.topology.databases[0].preferredRegion: "
+     "unknown region \"q\", did you mean \"r\"? (regions: r)"},
+    {"call_retry_on_unknown",
+     "tests/data/scenarios/bad/call_retry_on_unknown.yaml:17:73: spec.topology.services[0].calls[0].retry.retryOn[1]: "
+     "expected one of timeout, rejected, no_target, refused, dependency, got \"bogus\""},
     {"syntax_error", "tests/data/scenarios/bad/syntax_error.yaml:8:3: end of map flow not found"},
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "

@@ -92,16 +92,25 @@ TEST(Validation, EmptyNamesAreRefused) {
             "<text>:16:14: spec.timeline[0].name: expected a non-empty action name, got \"\"");
 }
 
-TEST(Validation, TimesPastTheRangeOfSimTimeAreReported) {
+TEST(Validation, TimesPastTheLongestScenarioTimeAreReported) {
   EXPECT_EQ(load_error(testing::scenario_with(R"(  timeline:
-    - {name: a, action: zone:fail, at: 106751d, duration: 1d, target: {zone: eu-west-1a}}
-    - {name: b, action: zone:fail, at: 106751d, target: {zone: eu-west-1a}}
+    - {name: a, action: zone:fail, at: 19999d, duration: 2d, target: {zone: eu-west-1a}}
+    - {name: b, action: zone:fail, at: 20000d, target: {zone: eu-west-1a}}
     - {name: c, action: zone:fail, startAfter: [b], delay: 1d, target: {zone: eu-west-1a}}
 )")),
-            "<text>:16:59: spec.timeline[0].duration: expected the action to end by 106751d23h47m16.854775807s, got a "
-            "later time\n"
-            "<text>:18:60: spec.timeline[2].delay: expected the action to start by 106751d23h47m16.854775807s, got a "
-            "later time");
+            "<text>:16:58: spec.timeline[0].duration: expected the action to end by 20000d, got a later time\n"
+            "<text>:18:60: spec.timeline[2].delay: expected the action to start by 20000d, got a later time");
+}
+
+// Every duration is bounded where it is written, so no sum of them can leave
+// the clock's range later (the issue's timeline at 100000d ended in "internal
+// error: event time out of range").
+TEST(Validation, DurationsPastTheLongestScenarioTimeAreRefused) {
+  EXPECT_EQ(load_error(testing::scenario_with(R"(  timeline:
+    - {name: a, action: zone:fail, at: 100000d, target: {zone: eu-west-1a}}
+)")),
+            "<text>:16:40: spec.timeline[0].at: expected a duration of at most 20000d (about 55 years), got "
+            "\"100000d\"");
 }
 
 // The catalog's parameters are optional fields of ActionConfig: that is how

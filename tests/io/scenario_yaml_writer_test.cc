@@ -49,6 +49,8 @@ spec:
     maxEvents: 5000000
     maxWallTime: 2m
     maxEventsPerInstant: 10000000
+    maxMemory: 0B
+    maxEventRate: 1e+07
   load: []
   metricsWindow: 1s
   podMetrics: false
