@@ -48,7 +48,9 @@ std::string label_value(const Labels& labels, const std::string& key) {
   return "";
 }
 
-std::error_code errno_code(int e) { return std::error_code(e, std::generic_category()); }
+// errno as an error code; a failure that left errno unset is an I/O error
+// rather than "Success".
+std::error_code errno_code(int e) { return std::error_code(e != 0 ? e : EIO, std::generic_category()); }
 
 // Writes text to a temporary file beside path and renames it over path, so
 // that a failed write (a full disk) leaves no half-written file behind: path
