@@ -48,13 +48,17 @@ options for recommend-policy:
 options for run:
   --seed N           run seed (default: spec.seed)
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
-  --out DIR          results folder (default: results/<scenario name>)
+  --out DIR          results folder (default: results/<scenario name>, the name
+                     with runs of characters other than A-Z a-z 0-9 . _ -
+                     turned into one '-', leading '.' and '-' dropped, and
+                     long names cut to 80 characters ending in a hash)
   --quiet            no summary, no progress
   --fail-on-objective
                      exit with code 3 when a target of spec.objectives fails
                      (objectives.json in the results folder has the verdicts)
 
-exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
+exit codes: 0 ok, 1 internal error, 2 bad input or a results folder that
+cannot be written, 3 check found an overload
 (with --fail-on-overload), recommend-policy found no policy that places
 the scale-out, or run missed an objective (with --fail-on-objective),
 4 run stopped by a guard (partial results written), 130 interrupted

@@ -7,6 +7,7 @@
 #include "cli/progress_display.h"
 #include "io/objective_evaluation.h"
 #include "io/result_writer.h"
+#include "io/results_folder.h"
 #include "io/run.h"
 #include "io/scenario_loader.h"
 
@@ -27,7 +28,7 @@ int run_command(const Arguments& args, const Console& console) {
   progress.clear();
 
   const std::filesystem::path out_dir =
-      args.out_dir.empty() ? std::filesystem::path("results") / scenario.metadata.name : std::filesystem::path(args.out_dir);
+      args.out_dir.empty() ? default_results_dir(scenario.metadata.name) : std::filesystem::path(args.out_dir);
   write_results(result, out_dir);
   if (!args.quiet) {
     std::fprintf(console.out, "%s\nresults: %s\n", summary_text(result).c_str(), out_dir.string().c_str());

@@ -1,4 +1,5 @@
-// drsim: the command line. Exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found an overload
+// drsim: the command line. Exit codes: 0 ok, 1 internal error, 2 bad input (or a results
+// path that cannot be written), 3 check found an overload
 // (--fail-on-overload) or recommend-policy found no policy that places the scale-out, 4 stopped by a guard,
 // 130 interrupted (results written in both cases).
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/report_command.h"
+#include "io/output_error.h"
 #include "io/scenario_error.h"
 
 namespace {
@@ -55,6 +57,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const drsim::ScenarioError& e) {
     std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const drsim::OutputError& e) {
+    // A results path the user gave or the system refuses: theirs to fix.
+    std::fprintf(stderr, "drsim: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     // The estimate before a run and spec.guards.maxMemory during it are meant

@@ -11,9 +11,25 @@ namespace drsim {
 
 namespace {
 
+// "--set <text>", naming the override in messages, with control bytes
+// shown as \xNN so that a value holding a line break stays on one line.
+std::string label_of(std::string_view text) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "--set ";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out.append("\\x").append(1, kHex[byte >> 4]).append(1, kHex[byte & 0xf]);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void bad_syntax(std::string_view text, std::string_view expected) {
-  throw ScenarioError(Diagnostic{.file = "--set " + std::string(text),
-                                 .message = "expected " + std::string(expected) + ", got " + quote(text)});
+  throw ScenarioError(
+      Diagnostic{.file = label_of(text), .message = "expected " + std::string(expected) + ", got " + quote(text)});
 }
 
 std::vector<PathStep> parse_path(std::string_view text, std::string_view whole) {
@@ -125,9 +141,17 @@ std::string select_item(const YAML::Node& current, const PathStep& step, std::st
 // Follows one override's path and stores its value there.
 void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>& origins,
                std::vector<Diagnostic>& diagnostics) {
-  YAML::Node value;
+  YAML::Node value;  // null for an empty value
   try {
-    value = YAML::Load(o.value);
+    // All of the documents: YAML::Load would keep the first and drop what
+    // follows a "---" without a word, where a file with two is refused.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(o.value);
+    if (documents.size() > 1) {
+      diagnostics.push_back(diagnostic_at(o.label, documents[1].Mark(), "",
+                                          "expected one YAML document, got " + std::to_string(documents.size())));
+      return;
+    }
+    if (!documents.empty()) value = documents[0];
   } catch (const YAML::Exception& e) {
     diagnostics.push_back(diagnostic_at(o.label, e.mark, "", e.msg));
     return;
@@ -178,7 +202,7 @@ bool is_key_prefix(const std::vector<PathStep>& path, std::initializer_list<std:
 Override parse_override(std::string_view text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) bad_syntax(text, "path=value");
-  return Override{"--set " + std::string(text), parse_path(text.substr(0, eq), text), std::string(text.substr(eq + 1))};
+  return Override{label_of(text), parse_path(text.substr(0, eq), text), std::string(text.substr(eq + 1))};
 }
 
 const std::string& origin_of(std::span<const OverrideOrigin> origins, std::string_view path,

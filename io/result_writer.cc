@@ -1,14 +1,16 @@
 #include "io/result_writer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <system_error>
 
 #include "io/objective_evaluation.h"
+#include "io/output_error.h"
 #include "io/scenario_loader.h"
 #include "models/timeline/timeline.h"
 #include "sim/errors.h"
@@ -46,11 +48,49 @@ std::string label_value(const Labels& labels, const std::string& key) {
   return "";
 }
 
+// errno as an error code; a failure that left errno unset is an I/O error
+// rather than "Success".
+std::error_code errno_code(int e) { return std::error_code(e != 0 ? e : EIO, std::generic_category()); }
+
+// Writes text to a temporary file beside path and renames it over path, so
+// that a failed write (a full disk) leaves no half-written file behind: path
+// holds the complete text or what it held before.
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::system_error(errno, std::generic_category(), "cannot write " + path.string());
+  std::filesystem::path temp = path;
+  temp.replace_filename("." + path.filename().string() + ".tmp");
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (f == nullptr) throw OutputError(errno_code(errno), "cannot write", path);
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  const int close_errno = errno;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(temp, ec);
+    throw OutputError(errno_code(!written ? write_errno : close_errno), "cannot write", path);
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    throw OutputError(ec, "cannot write", path);
+  }
+}
+
+// Creates dir and its parents; the errors name dir whichever part failed.
+void create_results_dir(const std::filesystem::path& dir) {
+  // The OS would read the path only up to the NUL: somewhere else.
+  if (dir.native().find('\0') != std::string::npos) {
+    throw OutputError(errno_code(EINVAL), "cannot create the results folder", dir);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  // A file in the way (/dev/null, a regular file) is reported as such, not as
+  // "File exists".
+  if (ec && ec != std::errc::file_exists) throw OutputError(ec, "cannot create the results folder", dir);
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw OutputError(ec ? ec : errno_code(ENOTDIR), "cannot create the results folder", dir);
+  }
 }
 
 }  // namespace
@@ -165,7 +205,7 @@ std::string run_json(const RunResult& result) {
 }  // namespace
 
 void write_results(const RunResult& result, const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
+  create_results_dir(dir);
   write_file(dir / "timeseries.csv", timeseries_csv(result.recorder()));
   write_file(dir / "events.csv", events_csv(result.recorder()));
   write_file(dir / "kpis.json", kpis_json(result));

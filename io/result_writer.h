@@ -35,6 +35,9 @@ std::string faults_csv(const FaultReport& report);
 // Writes timeseries.csv, events.csv, kpis.json, faults.csv, scenario.yaml
 // (resolved), run.json (outcome, wall time) and objectives.json (per-fault
 // figures and verdicts, io/objective_evaluation.h) into dir, creating it.
+// Each file is written whole or not at all (a temporary file renamed into
+// place). Throws OutputError (io/output_error.h) when the folder or a file
+// cannot be written.
 void write_results(const RunResult& result, const std::filesystem::path& dir);
 // A short human summary: what failed when, each fault's errors and time to
 // recover, the other KPIs, how the run ended.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "io/yaml_document.h"
+#include "sim/quote.h"
 
 namespace drsim {
 
@@ -55,6 +56,32 @@ void Decoder::record(const YAML::Mark& where, const std::string& path) {
   const bool located = !where.is_null();
   session_.source_map.record(scope_.scenario_root + path.substr(scope_.document_root.size()), source,
                              located ? where.line + 1 : 0, located ? where.column + 1 : 0);
+}
+
+bool Decoder::check_untagged(const YAML::Node& node, const std::string& path, const YAML::Mark& where) {
+  const std::string& tag = node.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return true;
+  // yaml-cpp resolves "!!str" to the core schema's long form: shown as written.
+  constexpr std::string_view kCore = "tag:yaml.org,2002:";
+  const std::string shown = tag.starts_with(kCore) ? "!!" + tag.substr(kCore.size()) : tag;
+  error(where, path, "expected a value without a YAML tag (tags are not supported), got the tag " + shown);
+  return false;
+}
+
+bool Decoder::check_name_text(const std::string& text, const std::string& path, const YAML::Mark& where) {
+  if (path != "name" && !path.ends_with(".name")) return true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // C0 controls (tab and line breaks included), DEL, and the C1 controls
+    // U+0080..U+009F (0xc2 0x80..0x9f in UTF-8).
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    const bool c1 = byte == 0xc2 && next >= 0x80 && next <= 0x9f;
+    if (byte < 0x20 || byte == 0x7f || c1) {
+      error(where, path, "expected a name without control characters, got " + quote(text));
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string Decoder::first_seen(const YAML::Mark& mark) {

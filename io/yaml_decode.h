@@ -139,6 +139,13 @@ class Decoder {
   bool decode_leaf(const YAML::Node& node, T& out, const std::string& path, unsigned flags, const YAML::Mark& where);
 
   void take_budget(const YAML::Mark& where, const std::string& path);
+  // Reports a node with an explicit YAML tag (!!str, !foo): tags would
+  // otherwise be ignored silently. The non-specific "!" of a quoted scalar
+  // is not a tag a user wrote.
+  bool check_untagged(const YAML::Node& node, const std::string& path, const YAML::Mark& where);
+  // Reports a name (a key "name") that holds control characters: they would
+  // be carried raw into file names, CSV files and messages.
+  bool check_name_text(const std::string& text, const std::string& path, const YAML::Mark& where);
   void record(const YAML::Mark& where, const std::string& path);
   static std::string key_path(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
@@ -163,6 +170,7 @@ template <class T>
 bool Decoder::decode(const YAML::Node& node, T& out, const std::string& path, unsigned flags, const YAML::Mark& where) {
   take_budget(where, path);
   record(where, path);
+  if (!check_untagged(node, path, where)) return false;
   if (node.IsNull()) {
     error(where, path, "expected " + expected_phrase<T>() + ", got null");
     return false;
@@ -226,6 +234,10 @@ bool Decoder::decode_mapping(const YAML::Node& node, T& out, const std::string& 
       ok = false;
       continue;
     }
+    if (!check_untagged(key, key_path(path, key.Scalar()), key.Mark())) {
+      ok = false;
+      continue;
+    }
     const std::string child = key_path(path, key.Scalar());
     std::size_t index = 0;
     while (index < keys.size() && keys[index] != key.Scalar()) ++index;
@@ -267,10 +279,13 @@ bool Decoder::decode_leaf(const YAML::Node& node, T& out, const std::string& pat
   }
   const std::string& text = node.Scalar();
   // In YAML '"7"' is a string, not a number; only plain scalars ("?") count.
+  // (Any other tag was refused by check_untagged.)
   if (!Codec::kQuotable && node.Tag() != "?") {
-    error(where, path,
-          expected + (node.Tag() == "!" ? "the quoted string " : "a value tagged " + node.Tag() + " ") + quote(text));
+    error(where, path, expected + "the quoted string " + quote(text));
     return false;
+  }
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!check_name_text(text, path, where)) return false;
   }
   try {
     T value = Codec::parse(text);

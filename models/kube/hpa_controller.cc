@@ -41,9 +41,28 @@ std::optional<double> HpaController::all_pods_utilization(const HpaSyncInput& in
   return 100.0 * static_cast<double>(used) / static_cast<double>(requested);
 }
 
+bool HpaController::decided_without_metrics(std::int32_t current_replicas) const {
+  const bool disabled = current_replicas == 0 && config_.min_replicas != 0;
+  return disabled || current_replicas > config_.max_replicas || current_replicas < config_.min_replicas;
+}
+
 HpaSyncResult HpaController::sync(const HpaSyncInput& in) {
   HpaSyncResult out;
   out.desired_replicas = in.current_replicas;
+  // reconcileAutoscaler looks at the bounds before the metrics: a target
+  // scaled to zero is left alone and a count outside [min, max] is corrected
+  // even when no metric can be read (a failed zone's pods report none).
+  if (decided_without_metrics(in.current_replicas)) {
+    const HpaReconcileDecision d = hpa_reconcile_replicas(
+        history_, HpaReconcileInput{in.current_replicas, in.current_replicas, config_.min_replicas, config_.max_replicas},
+        behavior_ ? &*behavior_ : nullptr, in.now, downscale_stabilization_);
+    out.desired_replicas = d.desired_replicas;
+    out.rescale = d.rescale;
+    out.proposal = d.desired_replicas;
+    out.message = d.scaling_disabled ? "scaling is disabled since the replica count of the target is zero"
+                                     : to_string(d.reason);
+    return out;
+  }
   // computeReplicasForMetrics: the largest proposal; a metric that fails
   // is skipped, but if any failed the HPA does not scale down on the
   // others' word (it might be the one asking for more).

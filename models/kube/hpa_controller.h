@@ -63,6 +63,9 @@ class HpaController {
   // One metric's proposal, or its error.
   CalcResult<Proposal> propose(const HpaMetricConfig& metric, const HpaSyncInput& input) const;
   static std::optional<double> all_pods_utilization(const HpaSyncInput& input);
+  // Whether the bounds decide this sync before any metric is read: scaling
+  // disabled (0 replicas) or a count outside [min, max].
+  bool decided_without_metrics(std::int32_t current_replicas) const;
 
   HpaConfig config_;
   std::optional<HpaBehavior> behavior_;  // absent: the legacy path

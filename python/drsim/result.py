@@ -394,7 +394,9 @@ class Result:
     def to_dir(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Writes timeseries.csv, events.csv, kpis.json, faults.csv,
         scenario.yaml, run.json and objectives.json into ``path`` (created if needed); returns
-        it. The CSV files are byte-identical for the same scenario and seed."""
+        it. The CSV files are byte-identical for the same scenario and seed. Each file is
+        written whole or not at all; a folder or file that cannot be written raises
+        OSError (NotADirectoryError, PermissionError, ...) naming the path."""
         p = pathlib.Path(os.fsdecode(os.fspath(path)))
         self._core.write_results(str(p))
         return p

@@ -16,6 +16,10 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 // A fresh empty directory under the system temp dir, removed on destruction.
 class TempDir {
  public:

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "io/results_folder.h"
 #include "tests/cli/cli_test_support.h"
 #include "tests/cli/drsim_process.h"
 
@@ -61,6 +63,66 @@ TEST(DrsimBinary, QuietRunPrintsNothingAndIsNotATerminal) {
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out, "");
   EXPECT_EQ(c.err, "");
+}
+
+TEST(DrsimBinary, TheDefaultResultsFolderStaysInsideResults) {
+  // Names that are paths: without --out every run writes one folder under
+  // ./results, named by the rule of io/results_folder.h.
+  testing::TempDir root("binary-default-out");
+  const std::filesystem::path cwd = root.path() / "a" / "b";
+  std::filesystem::create_directories(cwd);
+  const std::string scenario = std::filesystem::absolute("tests/data/scenarios/good/minimal.yaml").string();
+  const std::string absolute = (root.path() / "absolute").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"../../escaped", "escaped"}, {"..", "scenario"}, {absolute, results_folder_name(absolute)}};
+  for (const auto& [name, folder] : cases) {
+    const Completed c = run_drsim("run " + scenario + " --quiet --set 'metadata.name=\"" + name + "\"'", cwd);
+    EXPECT_EQ(c.exit_code, 0) << name << ": " << c.err;
+    EXPECT_TRUE(std::filesystem::exists(cwd / "results" / folder / "kpis.json")) << name;
+  }
+  EXPECT_FALSE(std::filesystem::exists(root.path() / "escaped"));
+  EXPECT_FALSE(std::filesystem::exists(root.path() / "absolute"));
+  EXPECT_FALSE(std::filesystem::exists(cwd / "kpis.json"));
+  // A 300-character name: a folder of 80 characters.
+  const Completed long_name =
+      run_drsim("run " + scenario + " --quiet --set metadata.name=" + std::string(300, 'n'), cwd);
+  EXPECT_EQ(long_name.exit_code, 0) << long_name.err;
+  EXPECT_TRUE(std::filesystem::exists(cwd / "results" / results_folder_name(std::string(300, 'n')) / "run.json"));
+}
+
+TEST(DrsimBinary, OutputPathMistakesExitTwoWithThePathAndTheReason) {
+  testing::TempDir root("binary-out-errors");
+  const std::string run = "run scenarios/default.yaml --quiet --until 1s --out ";
+  const Completed dev_null = run_drsim(run + "/dev/null");
+  EXPECT_EQ(dev_null.exit_code, 2);
+  EXPECT_EQ(dev_null.err, "drsim: cannot create the results folder /dev/null: Not a directory\n");
+  const std::filesystem::path file = root.path() / "file";
+  testing::write_file(file, "x");
+  const Completed under_file = run_drsim(run + (file / "sub").string());
+  EXPECT_EQ(under_file.exit_code, 2);
+  EXPECT_EQ(under_file.err,
+            "drsim: cannot create the results folder " + (file / "sub").string() + ": Not a directory\n");
+  const std::filesystem::path too_long = root.path() / std::string(300, 'x');
+  const Completed long_path = run_drsim(run + too_long.string());
+  EXPECT_EQ(long_path.exit_code, 2);
+  EXPECT_EQ(long_path.err, "drsim: cannot create the results folder " + too_long.string() + ": File name too long\n");
+  const std::filesystem::path blocked = root.path() / "blocked";
+  std::filesystem::create_directories(blocked / "kpis.json");
+  const Completed dir_in_the_way = run_drsim(run + blocked.string());
+  EXPECT_EQ(dir_in_the_way.exit_code, 2);
+  EXPECT_EQ(dir_in_the_way.err, "drsim: cannot write " + (blocked / "kpis.json").string() + ": Is a directory\n");
+}
+
+TEST(DrsimBinary, NamesWithControlCharactersExitTwo) {
+  // A NUL or a carriage return written as a YAML escape: refused at load,
+  // not carried into a file name or scenario.yaml.
+  for (const char* escape : {"\\0", "\\r"}) {
+    const Completed c =
+        run_drsim(std::string("validate scenarios/default.yaml --set 'metadata.name=\"a") + escape + "b\"'");
+    EXPECT_EQ(c.exit_code, 2) << escape;
+    EXPECT_NE(c.err.find("metadata.name: expected a name without control characters, got \"a\\x"), std::string::npos)
+        << c.err;
+  }
 }
 
 TEST(DrsimBinary, CheckOverloadExitsThreeWhenAsked) {

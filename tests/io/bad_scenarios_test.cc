@@ -62,6 +62,16 @@ const BadCase kBadCases[] = {
     {"wrong_kind", "tests/data/scenarios/bad/wrong_kind.yaml:3:7: kind: expected \"Scenario\", got \"Topology\""},
     {"duplicate_key",
      "tests/data/scenarios/bad/duplicate_key.yaml:20:3: spec.seed: duplicate key \"seed\" (first at line 19)"},
+    {"yaml_tag",
+     "tests/data/scenarios/bad/yaml_tag.yaml:6:9: metadata.name: expected a value without a YAML tag (tags are not "
+     "supported), got the tag !foo\n"
+     "tests/data/scenarios/bad/yaml_tag.yaml:20:9: spec.seed: expected a value without a YAML tag (tags are not "
+     "supported), got the tag !!str"},
+    {"name_control_character",
+     "tests/data/scenarios/bad/name_control_character.yaml:6:9: metadata.name: expected a name without control "
+     "characters, got \"drill\\x0d\"\n"
+     "tests/data/scenarios/bad/name_control_character.yaml:11:44: spec.topology.regions[0].zones[1].name: expected "
+     "a name without control characters, got \"eu-west-1b\\x09\""},
     {"at_and_startafter",
      "tests/data/scenarios/bad/at_and_startafter.yaml:27:19: spec.timeline[1].startAfter: expected either at or "
      "startAfter, got both"},

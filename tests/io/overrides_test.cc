@@ -67,6 +67,34 @@ TEST(Overrides, InvalidValueNamesTheOverride) {
             "--set kind=Topology:1:1: kind: expected \"Scenario\", got \"Topology\"");
 }
 
+TEST(Overrides, ValueWithASecondDocumentIsRefused) {
+  // As a file with two documents: nothing after "---" is dropped unseen.
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed=7\n---\nfoo: bar"}),
+            "--set spec.seed=7\\x0a---\\x0afoo: bar:3:1: expected one YAML document, got 2");
+  EXPECT_EQ(load_error(kMinimal, {"metadata.name=a\n---\nb\n---\nc"}),
+            "--set metadata.name=a\\x0a---\\x0ab\\x0a---\\x0ac:3:1: expected one YAML document, got 3");
+}
+
+TEST(Overrides, TaggedValuesAreRefused) {
+  EXPECT_EQ(load_error(kMinimal, {"spec.seed=!!str 7"}),
+            "--set spec.seed=!!str 7:1:1: spec.seed: expected a value without a YAML tag (tags are not "
+            "supported), got the tag !!str");
+  EXPECT_EQ(load_error(kMinimal, {"metadata.name=!foo bar"}),
+            "--set metadata.name=!foo bar:1:1: metadata.name: expected a value without a YAML tag (tags are not "
+            "supported), got the tag !foo");
+  EXPECT_EQ(load_error(kMinimal, {"spec.guards=!!map {maxEvents: 1}"}),
+            "--set spec.guards=!!map {maxEvents: 1}:1:1: spec.guards: expected a value without a YAML tag (tags "
+            "are not supported), got the tag !!map");
+  // A quoted value is not tagged: it is a string, as in a file.
+  EXPECT_EQ(load_scenario_file(kMinimal, {"metadata.name='!foo'"}).metadata.name, "!foo");
+}
+
+TEST(Overrides, NameWithControlCharactersIsRefused) {
+  EXPECT_EQ(load_error(kMinimal, {"metadata.name=\"a\\rb\""}),
+            "--set metadata.name=\"a\\rb\":1:1: metadata.name: expected a name without control characters, got "
+            "\"a\\x0db\"");
+}
+
 TEST(Overrides, MisspelledKeyIsAnUnknownKey) {
   EXPECT_EQ(load_error(kMinimal, {"spec.seeed=7"}),
             "--set spec.seeed=7: spec.seeed: unknown key \"seeed\", did you mean \"seed\"? (valid keys: topology, "

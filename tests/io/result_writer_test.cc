@@ -4,6 +4,7 @@
 #include "io/result_writer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +13,9 @@
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "io/objective_evaluation.h"
+#include "io/output_error.h"
+#include "io/results_folder.h"
 #include "io/scenario_loader.h"
 #include "tests/io/test_support.h"
 
@@ -305,6 +306,137 @@ TEST(ResultWriter, WithoutClientsTheSummaryHasNoFaultTable) {
   EXPECT_EQ(summary_text(r).find("Faults ("), std::string::npos);
   // The step is still a row of faults.csv, with nothing counted.
   EXPECT_EQ(fault_report(r).impacts.size(), 1u);
+}
+
+}  // namespace
+}  // namespace drsim
+
+namespace drsim {
+namespace {
+
+TEST(ResultsFolder, KeepsSafeNamesAsTheyAre) {
+  EXPECT_EQ(results_folder_name("az_failure_hpa_trap"), "az_failure_hpa_trap");
+  EXPECT_EQ(results_folder_name("readme-example.v2"), "readme-example.v2");
+  EXPECT_EQ(default_results_dir("default"), std::filesystem::path("results/default"));
+}
+
+TEST(ResultsFolder, NeverLeavesTheResultsFolder) {
+  EXPECT_EQ(results_folder_name("../../escaped"), "escaped");
+  EXPECT_EQ(results_folder_name("/etc/drill"), "etc-drill");
+  EXPECT_EQ(results_folder_name(".."), "scenario");
+  EXPECT_EQ(results_folder_name("."), "scenario");
+  EXPECT_EQ(results_folder_name(".hidden"), "hidden");
+  EXPECT_EQ(results_folder_name("--help"), "help");
+  EXPECT_EQ(results_folder_name(""), "scenario");
+  EXPECT_EQ(results_folder_name("///"), "scenario");
+}
+
+TEST(ResultsFolder, RunsOfOtherCharactersBecomeOneDash) {
+  EXPECT_EQ(results_folder_name("AZ failure: checkout"), "AZ-failure-checkout");
+  EXPECT_EQ(results_folder_name("zone a/b\\c"), "zone-a-b-c");
+  // One character, however many bytes: "é" is one '-'; so is a broken byte.
+  EXPECT_EQ(results_folder_name("caf\xc3\xa9-x"), "caf--x");
+  EXPECT_EQ(results_folder_name(std::string("a") + '\xff' + "b"), "a-b");
+  EXPECT_EQ(results_folder_name(std::string("a\0b", 3)), "a-b");
+}
+
+TEST(ResultsFolder, LongNamesAreCutWithAHashThatKeepsThemApart) {
+  const std::string base(300, 'x');
+  const std::string a = results_folder_name(base + "a");
+  const std::string b = results_folder_name(base + "b");
+  EXPECT_EQ(a.size(), kMaxResultsFolderChars);
+  EXPECT_EQ(b.size(), kMaxResultsFolderChars);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.substr(0, 71), std::string(71, 'x'));
+  EXPECT_EQ(a[71], '-');
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef", 72), std::string::npos) << a;
+  // The same name, the same folder: the hash is FNV-1a, not std::hash.
+  EXPECT_EQ(results_folder_name(base + "a"), a);
+  EXPECT_EQ(results_folder_name(std::string(80, 'y')), std::string(80, 'y'));
+  EXPECT_EQ(results_folder_name(std::string(81, 'y')).size(), kMaxResultsFolderChars);
+}
+
+// A fresh empty folder, removed at the end of the test.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() /
+              ("drsim-result-writer-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The error write_results throws for dir, or a failure.
+OutputError write_error(const RunResult& r, const std::filesystem::path& dir) {
+  try {
+    write_results(r, dir);
+  } catch (const OutputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no OutputError for " << dir;
+  return OutputError(std::error_code(), "", dir);
+}
+
+TEST(ResultWriter, PathMistakesAreOutputErrorsWithThePathAndTheReason) {
+  const RunResult r = run_scenario(load_scenario_text(zone_outage()));
+  TempDir tmp("output-errors");
+  {
+    const OutputError e = write_error(r, "/dev/null");
+    EXPECT_EQ(e.code(), std::errc::not_a_directory);
+    EXPECT_STREQ(e.what(), "cannot create the results folder /dev/null: Not a directory");
+  }
+  {
+    const std::filesystem::path file = tmp.path() / "file";
+    std::ofstream(file) << "x";
+    const OutputError e = write_error(r, file / "sub");
+    EXPECT_EQ(e.code(), std::errc::not_a_directory);
+    EXPECT_EQ(e.path(), file / "sub");
+    EXPECT_EQ(std::string(e.what()),
+              "cannot create the results folder " + (file / "sub").string() + ": Not a directory");
+  }
+  {
+    const OutputError e = write_error(r, tmp.path() / std::string(300, 'n'));
+    EXPECT_EQ(e.code(), std::errc::filename_too_long);
+  }
+  {
+    const OutputError e = write_error(r, tmp.path().string() + std::string("/a\0b", 4));
+    EXPECT_EQ(e.code(), std::errc::invalid_argument);
+  }
+  {
+    // A folder where kpis.json belongs: the files before it are written, it
+    // is not, and no temporary file is left behind.
+    const std::filesystem::path dir = tmp.path() / "blocked";
+    std::filesystem::create_directories(dir / "kpis.json");
+    const OutputError e = write_error(r, dir);
+    EXPECT_EQ(e.code(), std::errc::is_a_directory);
+    EXPECT_EQ(std::string(e.what()), "cannot write " + (dir / "kpis.json").string() + ": Is a directory");
+    EXPECT_TRUE(std::filesystem::exists(dir / "events.csv"));
+    EXPECT_FALSE(std::filesystem::exists(dir / ".kpis.json.tmp"));
+  }
+}
+
+TEST(ResultWriter, RewritingAFolderLeavesOnlyTheResultFiles) {
+  const RunResult r = run_scenario(load_scenario_text(zone_outage()));
+  TempDir tmp("rewrite");
+  std::ofstream(tmp.path() / "kpis.json") << std::string(100000, 'z');  // longer than the new text
+  write_results(r, tmp.path());
+  write_results(r, tmp.path());
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"events.csv", "faults.csv", "kpis.json", "objectives.json", "run.json",
+                                             "scenario.yaml", "timeseries.csv"}));
+  std::ifstream in(tmp.path() / "kpis.json", std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, kpis_json(r));
 }
 
 }  // namespace

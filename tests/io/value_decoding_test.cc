@@ -27,9 +27,10 @@ TEST(DecodeIntegers, StrictDecimal) {
   EXPECT_EQ(seed_error("18446744073709551616"),
             "<text>:15:9: spec.seed: expected an unsigned integer of at most 18446744073709551615, got "
             "\"18446744073709551616\"");
+  // Tags are refused, even one that agrees with the field's type.
   EXPECT_EQ(seed_error("!!int 7"),
-            "<text>:15:9: spec.seed: expected an unsigned integer, got a value tagged "
-            "tag:yaml.org,2002:int \"7\"");
+            "<text>:15:9: spec.seed: expected a value without a YAML tag (tags are not supported), got the tag "
+            "!!int");
   EXPECT_EQ(seed_error("[7]"), "<text>:15:9: spec.seed: expected an unsigned integer, got a list");
   EXPECT_EQ(seed_error("{a: 1}"), "<text>:15:9: spec.seed: expected an unsigned integer, got a mapping");
   EXPECT_EQ(seed_error("null"), "<text>:15:3: spec.seed: expected an unsigned integer, got null");

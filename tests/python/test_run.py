@@ -147,6 +147,19 @@ def test_to_dir_that_cannot_be_created(inline_result: drsim.Result, tmp_path: pa
         inline_result.to_dir(blocker / "out")
 
 
+def test_to_dir_errors_name_the_path_and_the_reason(inline_result: drsim.Result, tmp_path: pathlib.Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(NotADirectoryError, match=f"cannot create the results folder {blocker / 'out'}: Not a directory"):
+        inline_result.to_dir(blocker / "out")
+    # A folder where kpis.json goes: the files before it are written, no temporary file is left.
+    (tmp_path / "blocked" / "kpis.json").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError, match="kpis.json: Is a directory"):
+        inline_result.to_dir(tmp_path / "blocked")
+    names = sorted(p.name for p in (tmp_path / "blocked").iterdir())
+    assert names == ["events.csv", "kpis.json", "timeseries.csv"]
+
+
 def test_dataframes_match_the_csv_files(inline_result: drsim.Result, tmp_path: pathlib.Path) -> None:
     out = inline_result.to_dir(tmp_path)
     ts_csv = pd.read_csv(out / "timeseries.csv", dtype={"metric": object}, keep_default_na=False)
