@@ -127,9 +127,9 @@ void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>&
                std::vector<Diagnostic>& diagnostics) {
   YAML::Node value;
   try {
-    value = YAML::Load(o.value);
-  } catch (const YAML::Exception& e) {
-    diagnostics.push_back(diagnostic_at(o.label, e.mark, "", e.msg));
+    value = parse_value(o.value, o.label);
+  } catch (const ScenarioError& e) {
+    for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
     return;
   }
   YAML::Node current;
