@@ -260,3 +260,13 @@ def test_deep_and_cyclic_override_values(inline_scenario: drsim.Scenario) -> Non
     for value in (deep, cyclic):
         with pytest.raises(ValueError, match="nested more than 100 levels deep"):
             inline_scenario.with_overrides({"spec.seed": value})
+
+
+def test_a_lone_surrogate_in_a_topology_query(inline_scenario: drsim.Scenario) -> None:
+    topology = inline_scenario.topology
+    with pytest.raises(ValueError, match=r"^a: expected text that UTF-8 can encode, got a str with a lone surrogate"):
+        topology.rtt("\ud800", "eu-west-1b")
+    with pytest.raises(ValueError, match=r'^link_rtt\["west-central"\]: expected text that UTF-8 can encode'):
+        topology.rtt("eu-west-1a", "eu-central-1a", link_rtt={"west-central": "\ud800"})
+    with pytest.raises(ValueError, match=r"^down_links: expected text that UTF-8 can encode"):
+        topology.rtt("eu-west-1a", "eu-central-1a", down_links=["\udcff"])
