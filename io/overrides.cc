@@ -143,17 +143,9 @@ void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>&
                std::vector<Diagnostic>& diagnostics) {
   YAML::Node value;  // null for an empty value
   try {
-    // All of the documents: YAML::Load would keep the first and drop what
-    // follows a "---" without a word, where a file with two is refused.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(o.value);
-    if (documents.size() > 1) {
-      diagnostics.push_back(diagnostic_at(o.label, documents[1].Mark(), "",
-                                          "expected one YAML document, got " + std::to_string(documents.size())));
-      return;
-    }
-    if (!documents.empty()) value = documents[0];
-  } catch (const YAML::Exception& e) {
-    diagnostics.push_back(diagnostic_at(o.label, e.mark, "", e.msg));
+    value = parse_value(o.value, o.label);
+  } catch (const ScenarioError& e) {
+    for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
     return;
   }
   YAML::Node current;

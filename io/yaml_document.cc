@@ -1,11 +1,15 @@
 #include "io/yaml_document.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <sstream>
 
 #include "io/scenario_loader.h"
 #include "io/utf8.h"
@@ -106,11 +110,86 @@ std::optional<std::string> read_document_file(const std::filesystem::path& path,
   return text;
 }
 
-YAML::Node parse_document(std::string_view text, const std::string& file, std::string_view kind) {
-  check_text(text, file);
-  std::vector<YAML::Node> documents;
+namespace {
+
+// The shape of a YAML stream, from its events alone (no nodes are built).
+struct StreamOutline {
+  std::size_t documents = 0;
+  YAML::Mark second_root = YAML::Mark::null_mark();  // where the second document's value starts
+};
+
+// Counts documents, and notes where the second document's value starts.
+class OutlineHandler : public YAML::EventHandler {
+ public:
+  explicit OutlineHandler(StreamOutline& outline) : outline_(outline) {}
+  YAML::Mark document_start = YAML::Mark::null_mark();
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_start = mark;
+    ++outline_.documents;
+    awaiting_root_ = true;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { node(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (awaiting_root_ && outline_.documents == 2) outline_.second_root = mark;
+    awaiting_root_ = false;
+  }
+  StreamOutline& outline_;
+  bool awaiting_root_ = false;
+};
+
+// The token at a mark, for a message: the character there when it is plain
+// ASCII punctuation (marks count bytes), else a description.
+std::string token_at(std::string_view text, const YAML::Mark& mark) {
+  if (mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text.size()) {
+    const auto c = static_cast<unsigned char>(text[static_cast<std::size_t>(mark.pos)]);
+    if (c > 0x20 && c < 0x7f) return quote(std::string(1, static_cast<char>(c)));
+  }
+  return "a token that cannot start one";
+}
+
+// Walks the stream event by event. yaml-cpp 0.7's LoadAll never ends on a
+// token that cannot start a value outside a flow collection (a ',' where a
+// document starts, "," or "!,"): its parser reports an empty document without
+// consuming that token, then the same empty document again, each one a new
+// node, until memory runs out (upstream yaml-cpp issue 1040). A document that starts at
+// the same place as the one before it consumed nothing: that token is the
+// error. Every other document consumes at least one token, so the walk ends.
+StreamOutline outline_stream(std::string_view text, const std::string& file) {
+  StreamOutline outline;
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  OutlineHandler handler(outline);
+  std::optional<int> previous_start;
+  while (parser.HandleNextDocument(handler)) {
+    const YAML::Mark start = handler.document_start;
+    if (previous_start && start.pos == *previous_start) {
+      throw ScenarioError(diagnostic_at(
+          file, start, "", "expected a value (a scalar, a [list] or a {mapping}), got " + token_at(text, start)));
+    }
+    previous_start = start.pos;
+  }
+  return outline;
+}
+
+// Runs a yaml-cpp step, its exceptions turned into ScenarioError.
+template <class F>
+auto with_yaml_errors(const std::string& file, F&& step) {
   try {
-    documents = YAML::LoadAll(std::string(text));
+    return step();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
     throw ScenarioError(
@@ -118,16 +197,43 @@ YAML::Node parse_document(std::string_view text, const std::string& file, std::s
   } catch (const YAML::Exception& e) {
     throw ScenarioError(diagnostic_at(file, e.mark, "", e.msg));
   }
+}
+
+// The first document of a stream that outline_stream has walked without
+// error (YAML::Load parses the first document only).
+YAML::Node load_first(std::string_view text, const std::string& file) {
+  return with_yaml_errors(file, [&] { return YAML::Load(std::string(text)); });
+}
+
+}  // namespace
+
+YAML::Node parse_document(std::string_view text, const std::string& file, std::string_view kind) {
+  check_text(text, file);
+  const StreamOutline outline = with_yaml_errors(file, [&] { return outline_stream(text, file); });
   const std::string expected = "expected a " + std::string(kind) + " document, got ";
-  if (documents.empty()) throw ScenarioError(Diagnostic{.file = file, .message = expected + "an empty file"});
-  if (documents.size() > 1) {
-    throw ScenarioError(diagnostic_at(file, documents[1].Mark(), "",
-                                      "expected one YAML document, got " + std::to_string(documents.size())));
+  if (outline.documents == 0) throw ScenarioError(Diagnostic{.file = file, .message = expected + "an empty file"});
+  if (outline.documents > 1) {
+    throw ScenarioError(diagnostic_at(file, outline.second_root, "",
+                                      "expected one YAML document, got " + std::to_string(outline.documents)));
   }
-  if (documents[0].IsNull()) {
-    throw ScenarioError(diagnostic_at(file, documents[0].Mark(), "", expected + "an empty document"));
+  YAML::Node document = load_first(text, file);
+  if (document.IsNull()) {
+    throw ScenarioError(diagnostic_at(file, document.Mark(), "", expected + "an empty document"));
   }
-  return documents[0];
+  return document;
+}
+
+YAML::Node parse_value(std::string_view text, const std::string& file) {
+  check_text(text, file);
+  const StreamOutline outline = with_yaml_errors(file, [&] { return outline_stream(text, file); });
+  // An empty value is null, as "~" is.
+  if (outline.documents == 0) return load_first("~", file);
+  if (outline.documents > 1) {
+    throw ScenarioError(
+        diagnostic_at(file, outline.second_root, "",
+                      "expected one YAML value, got " + std::to_string(outline.documents) + " documents"));
+  }
+  return load_first(text, file);
 }
 
 }  // namespace drsim

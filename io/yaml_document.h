@@ -23,6 +23,11 @@ std::optional<std::string> read_document_file(const std::filesystem::path& path,
 // the expected document in messages ("Scenario"). Throws ScenarioError.
 YAML::Node parse_document(std::string_view text, const std::string& file, std::string_view kind);
 
+// Parses the value of an override: at most one YAML document, null when the
+// text is empty. Same checks as parse_document; throws ScenarioError with
+// `file` (the override's label) as the file.
+YAML::Node parse_value(std::string_view text, const std::string& file);
+
 // "null", "a mapping", "a list" or the quoted scalar: the "got ..." of a
 // message; "nothing" for a key an override is about to add.
 std::string describe_node(const YAML::Node& node);

@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Union
 
 from drsim import _core
-from drsim.errors import RunInterrupted
+from drsim.errors import RunInterrupted, ScenarioError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -90,6 +90,28 @@ def load(source: Source, *, overrides: Overrides | None = None) -> Scenario:
     return load_text(source, overrides=overrides)
 
 
+def _require_utf8(text: str, file: str) -> None:
+    """Raises :class:`ScenarioError` at the first character of ``text`` that
+    UTF-8 cannot encode (a lone surrogate such as ``"\\ud800"``, or a byte
+    :func:`os.fsdecode` could not decode), with its line and column counted as
+    the C++ loader counts them (columns in UTF-8 bytes). ``file`` names the
+    text in the message."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        line_start = text.rfind("\n", 0, e.start) + 1
+        line = text.count("\n", 0, e.start) + 1
+        column = len(text[line_start : e.start].encode("utf-8", "surrogatepass")) + 1
+        message = f"expected UTF-8 text, got a lone surrogate U+{ord(text[e.start]):04X}"
+        diagnostic = {"file": file, "line": line, "column": column, "path": "", "message": message}
+        raise ScenarioError(f"{file}:{line}:{column}: {message}", [diagnostic]) from None
+
+
+def _printable(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode escaped, for a message."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def load_file(path: Source, *, overrides: Overrides | None = None) -> Scenario:
     """Loads and validates a scenario file; see :func:`load`."""
     p = os.fspath(path)
@@ -97,6 +119,13 @@ def load_file(path: Source, *, overrides: Overrides | None = None) -> Scenario:
         p = os.fsdecode(p)
     if not os.path.exists(p):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), p)
+    try:
+        p.encode("utf-8")
+    except UnicodeEncodeError:
+        # Messages carry the file name, and they are UTF-8 text.
+        name = _printable(p)
+        message = "expected a file name that is UTF-8 text"
+        raise ScenarioError(f"{name}: {message}", [{"file": name, "message": message}]) from None
     return Scenario(_core.load_file(p, _override_list(overrides)))
 
 
@@ -115,8 +144,15 @@ def load_text(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    source_name = _printable(str(name))
+    _require_utf8(text, source_name)
     base = None if base_dir is None else os.fsdecode(os.fspath(base_dir))
-    return Scenario(_core.load_text(text, _override_list(overrides), source_name=str(name), base_dir=base))
+    if base is not None:
+        try:
+            base.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"base_dir must be a path that is UTF-8 text, got {base!r}") from None
+    return Scenario(_core.load_text(text, _override_list(overrides), source_name=source_name, base_dir=base))
 
 
 # ---- overrides -------------------------------------------------------------
@@ -136,33 +172,49 @@ def _float_text(value: float) -> str:
     return repr(float(value))
 
 
-def _flow_yaml(value: Any) -> str:
+# Deeper than any scenario value, and well inside Python's recursion limit
+# (a cyclic list would otherwise end in RecursionError).
+_MAX_VALUE_DEPTH = 100
+
+
+def _flow_yaml(value: Any, depth: int) -> str:
     """YAML flow text for a Python value inside a list or mapping."""
     if isinstance(value, str):
         return value if _PLAIN_FLOW_SCALAR.fullmatch(value) else json.dumps(value)
-    return _scalar_yaml(value, nested=True)
+    return _scalar_yaml(value, depth=depth)
 
 
-def _scalar_yaml(value: Any, *, nested: bool = False) -> str:
+def _scalar_yaml(value: Any, *, depth: int = 0) -> str:
+    if depth > _MAX_VALUE_DEPTH:
+        raise ValueError(f"a scenario value is nested more than {_MAX_VALUE_DEPTH} levels deep (or contains itself)")
     if value is None:
         return "null"
     if isinstance(value, bool) or _is_numpy_bool(value):
         return "true" if value else "false"
     if isinstance(value, numbers.Integral):
-        return str(int(value))
+        number = int(value)
+        if number.bit_length() > 128:  # Python refuses to write more than 4300 digits
+            raise ValueError(f"an int of {number.bit_length()} bits is out of the range of every scenario value")
+        return str(number)
     if isinstance(value, numbers.Real):
-        return _float_text(float(value))
+        try:
+            return _float_text(float(value))
+        except OverflowError:  # a Fraction beyond the range of a float
+            raise ValueError(f"{_shown(value)} is out of the range of a float") from None
     if isinstance(value, datetime.timedelta):
-        return _core.format_duration_ns(_timedelta_ns(value))
+        ns = _timedelta_ns(value)
+        if abs(ns) > _INT64_MAX:
+            raise ValueError(f"{value!r} is out of the range of a duration (about 292 years)")
+        return _core.format_duration_ns(ns)
     if isinstance(value, os.PathLike):
-        return _flow_yaml(os.fsdecode(os.fspath(value)))
+        return _flow_yaml(os.fsdecode(os.fspath(value)), depth + 1)
     if isinstance(value, Mapping):
-        items = ", ".join(f"{_flow_yaml(str(k))}: {_flow_yaml(v)}" for k, v in value.items())
+        items = ", ".join(f"{_flow_yaml(str(k), depth + 1)}: {_flow_yaml(v, depth + 1)}" for k, v in value.items())
         return "{" + items + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_flow_yaml(v) for v in value) + "]"
+        return "[" + ", ".join(_flow_yaml(v, depth + 1) for v in value) + "]"
     if isinstance(value, str):  # only reached for nested strings
-        return _flow_yaml(value)
+        return _flow_yaml(value, depth)
     raise TypeError(f"cannot write a {type(value).__name__} as a scenario value")
 
 
@@ -186,15 +238,22 @@ def _override_list(overrides: Overrides | None) -> list[str]:
                 raise TypeError(f"an override path is a non-empty str such as 'spec.seed', not {path!r}")
             if "=" in path:
                 raise ValueError(f"override path {path!r} contains '='; pass the value separately")
-            out.append(f"{path.strip()}={_override_text(value)}")
+            out.append(_checked_override(f"{path.strip()}={_override_text(value)}"))
         return out
     if isinstance(overrides, (str, bytes)):
         raise TypeError("overrides are a mapping {path: value} or a list of 'path=value' strings, not a single str")
     for item in overrides:
         if not isinstance(item, str) or "=" not in item:
             raise ValueError(f"an override is 'path=value', got {item!r}")
-        out.append(item)
+        out.append(_checked_override(item))
     return out
+
+
+def _checked_override(item: str) -> str:
+    """``item``, or :class:`ScenarioError` when UTF-8 cannot encode it; the
+    "file" of its message is the override, as for any bad override value."""
+    _require_utf8(item, "--set " + _printable(item))
+    return item
 
 
 # ---- run arguments ---------------------------------------------------------
@@ -204,28 +263,58 @@ def _timedelta_ns(td: datetime.timedelta) -> int:
     return ((td.days * 86_400 + td.seconds) * 1_000_000 + td.microseconds) * 1_000
 
 
+def _shown(value: object) -> str:
+    """A value for a message: its repr, cut when long; a huge int by its size
+    (Python refuses to write one of more than 4300 digits)."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
 def _until_ns(until: Until | None) -> int | None:
+    """``until`` in nanoseconds. A value of the wrong type raises
+    :class:`TypeError`; one that is not a positive duration that fits in
+    int64 nanoseconds (about 292 years) :class:`ValueError`, never
+    :class:`OverflowError`."""
     if until is None:
         return None
     if isinstance(until, bool):
         raise TypeError("until is a duration ('2h'), seconds, or a timedelta, not a bool")
     if isinstance(until, str):
-        ns = int(_core.parse_duration_ns(until))
+        try:
+            until.encode("utf-8")
+            ns = int(_core.parse_duration_ns(until))
+        except (ValueError, OverflowError) as e:  # UnicodeEncodeError is a ValueError
+            detail = str(e)
+            if isinstance(e, UnicodeEncodeError) or len(detail) > 200 or "expected" not in detail:
+                # The parser's own message quotes the whole text.
+                why = " (a lone surrogate)" if isinstance(e, UnicodeEncodeError) else ""
+                detail = f"expected a duration such as '2h' or '90s', got {_shown(until)}{why}"
+            raise ValueError(f"until: {detail}") from None
     elif isinstance(until, datetime.timedelta):
         ns = _timedelta_ns(until)
     elif isinstance(until, numbers.Integral):
         ns = int(until) * _NS_PER_S
     elif isinstance(until, numbers.Real):
-        seconds = float(until)
+        try:
+            seconds = float(until)
+        except OverflowError:  # a Fraction beyond the range of a float
+            raise ValueError(f"until is too far in the future: {_shown(until)}") from None
         if not math.isfinite(seconds):
             raise ValueError(f"until must be finite, got {seconds!r}")
+        # Compared before round(), which raises OverflowError on an infinite product.
+        if seconds <= 0:
+            raise ValueError(f"until must be positive, got {_shown(until)}")
+        if seconds * _NS_PER_S > _INT64_MAX:
+            raise ValueError(f"until is too far in the future: {_shown(until)} (at most {_INT64_MAX // _NS_PER_S} s)")
         ns = round(seconds * _NS_PER_S)
     else:
         raise TypeError(f"until is a duration ('2h'), seconds, or a timedelta, not {type(until).__name__}")
     if ns <= 0:
-        raise ValueError(f"until must be positive, got {until!r}")
+        raise ValueError(f"until must be positive, got {_shown(until)}")
     if ns > _INT64_MAX:
-        raise ValueError(f"until is too far in the future: {until!r}")
+        raise ValueError(f"until is too far in the future: {_shown(until)} (at most {_INT64_MAX // _NS_PER_S} s)")
     return ns
 
 
@@ -233,10 +322,10 @@ def _check_seed(seed: int | None) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed is an int, not {type(seed).__name__}")
+        raise TypeError(f"seed is an int in [0, 2**64), not {type(seed).__name__}")
     value = int(seed)
     if not 0 <= value <= _UINT64_MAX:
-        raise ValueError(f"seed must be in [0, 2**64), got {value}")
+        raise ValueError(f"seed must be in [0, 2**64), got {_shown(value)}")
     return value
 
 

@@ -38,11 +38,20 @@ std::vector<std::string_view> names_of(std::size_t count, const auto& name_at) {
   return names;
 }
 
+// A name given as a str; ValueError for one that UTF-8 cannot encode.
+std::string name_text(const py::handle& name, std::string_view argument) {
+  try {
+    return utf8_of(name);
+  } catch (const ValueMismatch& e) {
+    throw std::invalid_argument(std::string(argument) + ": " + e.message);
+  }
+}
+
 std::size_t zone_index(const Topology& t, const py::handle& name, std::string_view argument) {
   if (!py::isinstance<py::str>(name)) {
     throw py::type_error(std::string(argument) + " is a zone name (str), not " + type_name(name));
   }
-  const std::string text = name.cast<std::string>();
+  const std::string text = name_text(name, argument);
   if (const auto z = t.find_zone(text)) return *z;
   const auto zone_name = [&](std::size_t i) -> std::string_view { return t.zone_name(i); };
   throw std::invalid_argument(std::string(argument) + ": " +
@@ -64,7 +73,7 @@ std::vector<std::size_t> indices(const py::object& names, std::string_view argum
       throw py::type_error(std::string(argument) + " holds " + std::string(what) + " names (str), not " +
                            type_name(name));
     }
-    const std::string text = name.cast<std::string>();
+    const std::string text = name_text(name, argument);
     const auto index = find(text);
     if (!index) {
       throw std::invalid_argument(std::string(argument) + ": " +
@@ -108,7 +117,7 @@ TopologyState state_of(const Topology& t, const Outage& outage) {
       Duration rtt{};
       if (py::isinstance<py::str>(pair[1])) {
         try {
-          rtt = parse_duration(pair[1].cast<std::string>());
+          rtt = parse_duration(name_text(pair[1], where.substr(0, where.size() - 2)));
         } catch (const UnitError& e) {
           throw std::invalid_argument(where + e.what());
         }

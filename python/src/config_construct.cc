@@ -75,7 +75,12 @@ std::vector<py::handle> given_fields(const py::kwargs& kwargs, const std::string
   const std::vector<std::string> names = keyword_names<T>();
   std::vector<py::handle> given(names.size());
   for (const auto& [key, value] : kwargs) {
-    const std::string text = py::str(key).cast<std::string>();
+    std::string text;
+    try {
+      text = utf8_of(key);
+    } catch (const ValueMismatch& e) {
+      throw py::type_error(callee + ": a keyword argument: " + e.message);
+    }
     const std::optional<std::size_t> index = field_index<T>(text);
     if (!index) {
       const std::vector<std::string_view> known(names.begin(), names.end());
@@ -226,7 +231,11 @@ void define_construction(std::set<std::type_index>& done) {
                        [name](const py::tuple& state) {
                          if (state.size() != 1 || !py::isinstance<py::str>(state[0]))
                            throw py::type_error("invalid pickled state for drsim.config." + name);
-                         return decode_config<T>(state[0].cast<std::string>(), name);
+                         try {
+                           return decode_config<T>(utf8_of(state[0]), name);
+                         } catch (const ValueMismatch& e) {
+                           throw py::value_error("invalid pickled state for drsim.config." + name + ": " + e.message);
+                         }
                        }));
   }
   for_each_field<T>([&](const auto& f) { define_construction_of<FieldValue<decltype(f)>>(done); });

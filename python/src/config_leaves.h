@@ -23,6 +23,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -111,7 +112,13 @@ constexpr std::string_view leaf_unit() {
 std::string yaml_scalar(std::string_view text);
 
 // Python's name for the type of a value, for messages: "str", "list", ...
+// with the value of a str or number ("str 'abc'"; a long one is cut).
 std::string type_name(py::handle value);
+
+// The UTF-8 text of a Python str; ValueMismatch naming the first lone
+// surrogate for a str that UTF-8 cannot encode ("\ud800"), where pybind11's
+// cast would raise a bare RuntimeError.
+std::string utf8_of(py::handle text);
 
 bool is_python_bool(py::handle value);  // bool or numpy.bool_
 bool is_real_number(py::handle value);  // numbers.Real, not a bool
@@ -129,19 +136,25 @@ std::string leaf_to_yaml(py::handle value) {
   using Codec = ValueCodec<T>;
   if constexpr (std::is_same_v<T, std::string>) {
     if (!py::isinstance<py::str>(value)) throw ValueMismatch{"expected a str, got " + type_name(value)};
-    return yaml_scalar(value.cast<std::string>());
+    return yaml_scalar(utf8_of(value));
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!is_python_bool(value)) throw ValueMismatch{"expected a bool, got " + type_name(value)};
     return py::bool_(value.cast<py::object>()) ? "true" : "false";
   } else if constexpr (std::is_integral_v<T>) {
     // The decoder checks the range ("expected an unsigned integer of at most ...").
     if (!is_integer(value)) throw ValueMismatch{"expected an int, got " + type_name(value)};
-    return py::str(py::module_::import("operator").attr("index")(value)).cast<std::string>();
+    const py::object number = py::module_::import("operator").attr("index")(value);
+    // Far out of any field's range, and too long for Python to write as text.
+    if (number.attr("bit_length")().cast<std::size_t>() > 128) {
+      throw ValueMismatch{"expected an int in [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
+                          std::to_string(std::numeric_limits<T>::max()) + "], got " + type_name(number)};
+    }
+    return py::str(number).cast<std::string>();
   } else if constexpr (std::is_same_v<T, double>) {
     return Codec::format(finite_float(value, "a number"));
   } else if constexpr (std::is_same_v<T, Duration> || std::is_same_v<T, Rate> || std::is_same_v<T, Bandwidth> ||
                        std::is_same_v<T, Ratio> || std::is_same_v<T, ByteSize> || std::is_same_v<T, CpuQuantity>) {
-    if (py::isinstance<py::str>(value)) return yaml_scalar(value.cast<std::string>());
+    if (py::isinstance<py::str>(value)) return yaml_scalar(utf8_of(value));
     const std::string expected = std::string(leaf_annotation<T>()) + " (" + std::string(leaf_unit<T>()) +
                                  ") or text such as " + quote(Codec::kExample);
     if constexpr (std::is_same_v<T, Duration>) {
@@ -160,7 +173,7 @@ std::string leaf_to_yaml(py::handle value) {
     if (!py::isinstance<py::str>(value)) {
       throw ValueMismatch{"expected " + std::string(Codec::kExpected) + " as a str, got " + type_name(value)};
     }
-    return yaml_scalar(value.cast<std::string>());
+    return yaml_scalar(utf8_of(value));
   }
 }
 

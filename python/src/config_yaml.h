@@ -135,7 +135,12 @@ std::string mapping_to_yaml(py::handle value, const std::string& where) {
   for (const auto& item : value.attr("items")()) {
     const py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
     if (!py::isinstance<py::str>(pair[0])) fail(where, "expected field names (str) as keys, got " + type_name(pair[0]));
-    const std::string key = pair[0].cast<std::string>();
+    std::string key;
+    try {
+      key = utf8_of(pair[0]);
+    } catch (const ValueMismatch& e) {
+      fail(where, "a field name: " + e.message);
+    }
     const std::optional<std::size_t> index = field_index<T>(key);
     if (!index) fail(child_path(where, key), unknown_name_message("key", key, keys, "valid keys"));
     if (seen[*index])
@@ -179,9 +184,14 @@ std::string python_to_yaml(py::handle value, const std::string& where) {
     }
     return out + "]";
   } else if constexpr (std::is_same_v<V, TopologyRef>) {
-    if (py::isinstance<py::str>(value)) return yaml_scalar(value.cast<std::string>());
-    if (py::isinstance(value, py::module_::import("os").attr("PathLike"))) {
-      return yaml_scalar(py::module_::import("os").attr("fsdecode")(value).cast<std::string>());
+    try {
+      if (py::isinstance<py::str>(value)) return yaml_scalar(utf8_of(value));
+      if (py::isinstance(value, py::module_::import("os").attr("PathLike"))) {
+        // fsdecode gives undecodable bytes as lone surrogates, which utf8_of refuses.
+        return yaml_scalar(utf8_of(py::module_::import("os").attr("fsdecode")(value)));
+      }
+    } catch (const ValueMismatch& e) {
+      fail(where, e.message);
     }
     return python_to_yaml<DeploymentConfig>(value, where);
   } else if constexpr (Described<V>) {

@@ -154,7 +154,13 @@ std::vector<std::string> replacement_overrides(const Scenario& scenario, const p
     if (!py::isinstance<py::str>(pair[0])) {
       throw py::type_error("a path is a str such as \"spec.seed\", not " + type_name(pair[0]));
     }
-    const std::vector<PathStep> steps = parse_path(pair[0].cast<std::string>());
+    std::string path;
+    try {
+      path = utf8_of(pair[0]);
+    } catch (const ValueMismatch& e) {
+      fail("", "a path: " + e.message);
+    }
+    const std::vector<PathStep> steps = parse_path(path);
     const Change change = follow(scenario, std::span<const PathStep>(steps), Position{}, pair[1]);
     out.push_back(change.path + "=" + change.yaml);
   }

@@ -91,6 +91,8 @@ const BadCase kBadCases[] = {
      "tests/data/scenarios/bad/quoted_integer.yaml:19:9: spec.seed: expected an unsigned integer, got the quoted "
      "string \"7\""},
     {"multiple_documents", "tests/data/scenarios/bad/multiple_documents.yaml:20:1: expected one YAML document, got 2"},
+    {"stray_comma",
+     "tests/data/scenarios/bad/stray_comma.yaml:3:1: expected a value (a scalar, a [list] or a {mapping}), got \",\""},
     {"deep_nesting",
      "tests/data/scenarios/bad/deep_nesting.yaml:8:6013: expected fewer levels of nesting, got more than the "
      "YAML parser allows"},

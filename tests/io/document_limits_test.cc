@@ -5,7 +5,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "sim/quote.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {
@@ -83,6 +86,51 @@ TEST(DocumentLimits, InvalidUtf8IsReportedAtItsFirstByte) {
   // Tabs, CRLF line ends and any real character are fine.
   EXPECT_EQ(load_error("apiVersion: drsim/v1alpha1\r\nkind: Scenario\t\r\nmetadata: {name: \"µ→😀\"}\r\n"),
             "<text>:1:1: missing required key \"spec\"");
+}
+
+TEST(DocumentLimits, AStrayCommaEndsTheParse) {
+  // yaml-cpp 0.7's LoadAll reports an empty document without consuming a ','
+  // that starts one, then the same empty document again, until memory runs out.
+  const std::string expected = "expected a value (a scalar, a [list] or a {mapping}), got \",\"";
+  EXPECT_EQ(load_error(","), "<text>:1:1: " + expected);
+  EXPECT_EQ(load_error("!,"), "<text>:1:2: " + expected);
+  EXPECT_EQ(load_error("# a comment\n, x"), "<text>:2:1: " + expected);
+  EXPECT_EQ(load_error("a: 1\n---\n,"), "<text>:3:1: " + expected);
+  // The same in an override's value.
+  EXPECT_EQ(load_error(testing::scenario_with(""), {"spec.seed=,"}), "--set spec.seed=,:1:1: " + expected);
+}
+
+TEST(DocumentLimits, AnOverrideValueIsOneDocument) {
+  EXPECT_EQ(load_error(testing::scenario_with(""), {"spec.seed=1\n---\n2"}),
+            "--set spec.seed=1\n---\n2:3:1: expected one YAML value, got 2 documents");
+  EXPECT_EQ(load_error(testing::scenario_with(""), {"spec.seed=1\x01"}),
+            "--set spec.seed=1\x01:1:2: expected UTF-8 text, got byte 0x01");
+  // An empty value is null, as before.
+  EXPECT_EQ(load_error(testing::scenario_with(""), {"spec.seed="}),
+            "--set spec.seed=: spec.seed: expected an unsigned integer, got null");
+}
+
+// Every printable character, and every pair of YAML indicators, as a whole
+// file and as an override's value: each parse ends, with a document or an error.
+TEST(DocumentLimits, EveryShortInputEnds) {
+  std::vector<std::string> inputs;
+  for (char c = 0x20; c < 0x7f; ++c) inputs.emplace_back(1, c);
+  const std::string indicators = "[]{},:?-|>!&*#%@`'\"";
+  for (const char a : indicators) {
+    for (const char b : indicators) {
+      inputs.push_back(std::string{a, b});
+      inputs.push_back(std::string{a, ' ', b});
+      inputs.push_back(std::string{a, '\n', b});
+    }
+  }
+  const std::string scenario = testing::scenario_with("");
+  for (const std::string& text : inputs) {
+    // None of them is a scenario, and each error is located in the text.
+    EXPECT_TRUE(load_error(text).starts_with("<text>")) << quote(text);
+    const std::string override_error = load_error(scenario, {"spec.seed=" + text});
+    EXPECT_TRUE(override_error == "no error" || override_error.starts_with("--set spec.seed=" + text))
+        << quote(text) << " " << override_error;
+  }
 }
 
 TEST(DocumentLimits, AFloodOfErrorsIsCut) {

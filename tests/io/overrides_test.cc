@@ -70,9 +70,9 @@ TEST(Overrides, InvalidValueNamesTheOverride) {
 TEST(Overrides, ValueWithASecondDocumentIsRefused) {
   // As a file with two documents: nothing after "---" is dropped unseen.
   EXPECT_EQ(load_error(kMinimal, {"spec.seed=7\n---\nfoo: bar"}),
-            "--set spec.seed=7\\x0a---\\x0afoo: bar:3:1: expected one YAML document, got 2");
+            "--set spec.seed=7\\x0a---\\x0afoo: bar:3:1: expected one YAML value, got 2 documents");
   EXPECT_EQ(load_error(kMinimal, {"metadata.name=a\n---\nb\n---\nc"}),
-            "--set metadata.name=a\\x0a---\\x0ab\\x0a---\\x0ac:3:1: expected one YAML document, got 3");
+            "--set metadata.name=a\\x0a---\\x0ab\\x0a---\\x0ac:3:1: expected one YAML value, got 3 documents");
 }
 
 TEST(Overrides, TaggedValuesAreRefused) {
