@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -124,8 +125,14 @@ class CaseModel {
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
       if (round >= kMaxSpillRounds) {
-        throw std::runtime_error(
-            "drsim check: zone affinity spill-over and pool validation did not converge in case \"" + out.name + "\"");
+        // Reported in the case (its rows left empty), not thrown: the other
+        // cases still stand.
+        char text[96];
+        std::snprintf(text, sizeof text, " did not converge in %d rounds (still moving by %.3g)", kMaxSpillRounds,
+                      change);
+        report.status = TrafficStatus::kNotConverged;
+        report.error = "zone affinity spill-over and pool validation" + std::string(text);
+        break;
       }
     }
     out.notes = notes_;

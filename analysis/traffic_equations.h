@@ -53,6 +53,13 @@ enum class TrafficStatus {
   // I - P^T could not be factorised although no cycle was found unbounded
   // (numerically singular, e.g. a gain within rounding of 1).
   kSingular,
+  // check_capacity() only: a fixed point of the capacity check (blocking,
+  // holding times, parallel groups' times) did not settle in its rounds; the
+  // message names the station that still moved and by how much.
+  kNotConverged,
+  // check_capacity() only: a call cycle among idle stations with gain >= 1
+  // makes their end-to-end response times unbounded.
+  kUnboundedResponse,
 };
 
 struct TrafficSolution {
