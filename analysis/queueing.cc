@@ -220,8 +220,17 @@ QueueMetrics mmck_metrics(Rate arrivals, Duration mean_service, std::size_t serv
   if (servers == 0 || capacity < servers) throw std::invalid_argument("mmck_metrics: need 0 < c <= K");
   // A term per state up to a few thousand states (the sums as they always
   // were), closed forms beyond: a vector of K doubles at K = 2^32 is 32 GB.
-  if (capacity < kDirectStates)
+  // The state sums also overflow where their largest term p_n / p_0 does
+  // (a^n / n! at n = min(a, c), times rho^(K - c) above c): past ~700
+  // Erlangs, or a long queue over capacity, they gave NaN.
+  const double a = arrivals.per_second * to_seconds(mean_service);
+  const auto c = static_cast<double>(servers);
+  const double peak = std::min(std::floor(a), c);
+  const double log_largest = (a > 0 ? peak * std::log(a) - std::lgamma(peak + 1) : 0.0) +
+                             (a > c ? static_cast<double>(capacity - servers) * std::log(a / c) : 0.0);
+  if (capacity < kDirectStates && log_largest < 700) {
     return queueing_detail::mmck_metrics_by_states(arrivals, mean_service, servers, capacity);
+  }
   return queueing_detail::mmck_metrics_closed_form(arrivals, mean_service, servers, capacity);
 }
 
@@ -334,8 +343,11 @@ std::optional<GatedQueueMetrics> gated_queue_metrics(Rate gated_offered, Rate qu
       !std::isfinite(others)) {
     throw std::invalid_argument("gated_queue_metrics: needs servers, a positive service time, finite rates >= 0");
   }
-  // A term per state up to a few thousand states, closed forms beyond (as mmck_metrics).
-  if (servers < kDirectStates && waiting_room.value_or(0) < kDirectStates - servers) {
+  // A term per state up to a few thousand states, closed forms beyond (as
+  // mmck_metrics); the state sums' tail overflows where rho^room does.
+  const double rho = others * to_seconds(mean_service) / static_cast<double>(servers);
+  const bool tail_fits = !waiting_room || rho <= 1 || static_cast<double>(*waiting_room) * std::log(rho) < 700;
+  if (servers < kDirectStates && waiting_room.value_or(0) < kDirectStates - servers && tail_fits) {
     return queueing_detail::gated_queue_metrics_by_states(gated_offered, queued, mean_service, servers, waiting_room);
   }
   return queueing_detail::gated_queue_metrics_closed_form(gated_offered, queued, mean_service, servers, waiting_room);
