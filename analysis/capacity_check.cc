@@ -388,6 +388,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
   TrafficProblem problem;
   problem.external.assign(external.begin(), external.end());
   for (const CallGraphNode& node : graph.nodes()) problem.names.push_back(node.name);
+  problem.visits = options.visits;
 
   // A node with a call whose routes do not cover every call loses calls:
   // they never return, and the node's response is unbounded.
@@ -554,7 +555,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
       }
       if (loses_calls[i]) unavailable[i] = calls_unbounded[i] = 1;
     }
-    for (std::size_t e = 0; e < sol.entry_points.size(); ++e) {
+    for (std::size_t e = 0; e < sol.visits.size(); ++e) {
       report.nodes[sol.entry_points[e]].visits = sol.visits[e];
     }
 

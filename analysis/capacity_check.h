@@ -236,6 +236,8 @@ struct CapacityOptions {
   std::vector<double> utilization_targets{1.0, 0.8};
   // Limit on the rounds of each fixed point (thinning, parallel groups).
   int max_iterations = 10000;
+  // Fill NodeCapacity::visits (a traffic solve per entry point).
+  bool visits = true;
 };
 
 struct Headroom {

@@ -174,7 +174,8 @@ class CaseModel {
     bool damp = false;
     for (int round = 1;; ++round) {
       build();
-      report = check_capacity(graph_, stations_, external_);
+      // The rows use no visit counts: skip their solve per entry point.
+      report = check_capacity(graph_, stations_, external_, CapacityOptions{.visits = false});
       if (!report.ok() || (!any_affinity_ && pools_.empty())) break;
       double change = any_affinity_ ? update_spills(report, damp) : 0.0;
       // The pools' validation pings depend on their borrow rates (a second

@@ -43,6 +43,10 @@ struct TrafficProblem {
   std::vector<Rate> external;       // gamma, one per node; its size is the node count
   std::vector<ExpectedCall> calls;  // the non-zero entries of P
   std::vector<std::string> names;   // optional node names, used in messages
+  // Compute TrafficSolution::visits: a solve per entry point, entry points x
+  // nodes numbers. drsim check's N+1 cases do not use them, and with a
+  // population spread over thousands of zones they were the quadratic part.
+  bool visits = true;
 };
 
 enum class TrafficStatus {
