@@ -30,9 +30,13 @@ const ServiceConfig* find_service(const std::vector<ServiceConfig>& services, co
 
 BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
                          const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
-                         const std::vector<DatabaseConfig>& databases) {
+                         const std::vector<DatabaseConfig>& databases,
+                         const std::vector<std::optional<std::size_t>>* nominal_partitions) {
   BlastRadius radius;
-  const auto partition = topology.partitions(state);
+  std::vector<std::optional<std::size_t>> own;
+  if (!nominal_partitions) own = topology.partitions(state);
+  const std::vector<std::optional<std::size_t>>& partitions = nominal_partitions ? *nominal_partitions : own;
+  const auto partition = [&](ZoneIndex z) { return state.zone_up[z] ? partitions[z] : std::nullopt; };
   for (ZoneIndex z = 0; z < topology.zone_count(); ++z) {
     if (!state.zone_up[z]) radius.zones_down.push_back(topology.zone_name(z));
   }
@@ -41,11 +45,11 @@ BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
   auto reaches = [&](std::optional<ZoneIndex> from, const ServiceConfig& service,
                      const std::vector<RegionIndex>* regions) {
     for (const Placement& p : placements(topology, service)) {
-      if (!partition[p.zone]) continue;
+      if (!partition(p.zone)) continue;
       if (regions && std::find(regions->begin(), regions->end(), topology.region_of(p.zone)) == regions->end()) {
         continue;
       }
-      if (!from || (partition[*from] && *partition[*from] == *partition[p.zone])) return true;
+      if (!from || (partition(*from) && *partition(*from) == *partition(p.zone))) return true;
     }
     return false;
   };

@@ -7,6 +7,7 @@
 // databases lose their primary (its zone is down). It answers
 // "what does losing this zone, region or link take with it?" before anything
 // is simulated; `drsim check` prints it for every single failure.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,15 @@ struct BlastRadius {
   }
 };
 
+// `nominal_partitions`: topology.partitions(topology.nominal_state()) when the
+// caller evaluates many states that differ from the nominal one only in zones
+// being down (drsim check's N+1 cases). Zones are leaves of the topology
+// graph, so the up zones then keep their nominal partitions, and one
+// computation serves every case instead of one per case.
 BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
                          const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
-                         const std::vector<DatabaseConfig>& databases = {});
+                         const std::vector<DatabaseConfig>& databases = {},
+                         const std::vector<std::optional<std::size_t>>* nominal_partitions = nullptr);
 
 // One line per finding, for reports: "zones down: a, b", "payments loses 3 pods in north-a", ...
 std::vector<std::string> describe(const BlastRadius& radius);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -387,6 +388,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
   TrafficProblem problem;
   problem.external.assign(external.begin(), external.end());
   for (const CallGraphNode& node : graph.nodes()) problem.names.push_back(node.name);
+  problem.visits = options.visits;
 
   // A node with a call whose routes do not cover every call loses calls:
   // they never return, and the node's response is unbounded.
@@ -420,9 +422,57 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
   // Per node: end-to-end time T, own part W + S (wait and own service, the
   // calls excluded), accepted fraction 1 - B; all in seconds.
   std::vector<double> t(n, 0.0), own(n, 0.0), pass(n, 1.0);
-  std::vector<char> unavailable(n, 0);
-  const std::string unbounded =
-      "check_capacity: end-to-end response times are unbounded (a call cycle among idle nodes has gain >= 1)";
+  // unavailable: no finite response time, because the station itself has no
+  // steady state or because its calls never return (calls_unbounded: lost
+  // calls, or a callee that is unavailable).
+  std::vector<char> unavailable(n, 0), calls_unbounded(n, 0);
+  // A well-formed network without a usable answer is a result, not an
+  // exception: drsim check reports it in the failure case's row.
+  const auto give_up = [&](TrafficStatus status, std::string message) {
+    report.status = status;
+    report.error = std::move(message);
+    report.nodes.clear();
+    return report;
+  };
+  const auto still_moving = [&](std::size_t node, const char* what, int rounds, double change) {
+    char text[96];
+    std::snprintf(text, sizeof text, " did not converge in %d rounds (still moving by %.3g)", rounds, change);
+    return graph.node(node).name + ": " + what + text;
+  };
+  const std::string unbounded = "end-to-end response times are unbounded (a call cycle among idle nodes has gain >= 1)";
+  // The time a request's calls keep it waiting at node i, given the callees'
+  // end-to-end times t (sequential groups add, parallel ones take the
+  // expected max): H - S for a holding station.
+  std::vector<Branch> branches;
+  const auto parallel_time = [&](const CallGroup& g) {
+    branches.clear();
+    for (const Call& c : g.calls) {
+      Branch routes;
+      for (const CallRoute& r : c.destinations()) {
+        if (r.share > 0) routes.push_back(Route{to_seconds(r.network_rtt), t[r.target], pass[r.target], r.share});
+      }
+      for (int copy = 0; copy < static_cast<int>(c.count); ++copy) branches.push_back(routes);
+    }
+    return expected_max(branches);
+  };
+  const auto calls_time = [&](std::size_t i) {
+    double total = 0;
+    for (const CallGroup& g : graph.node(i).groups) {
+      if (g.mode == CallMode::kParallel) {
+        total += parallel_time(g);
+        continue;
+      }
+      for (const Call& c : g.calls) {
+        if (c.count <= 0) continue;
+        for (const CallRoute& r : c.destinations()) {
+          if (r.share > 0) total += c.count * r.share * (to_seconds(r.network_rtt) + pass[r.target] * t[r.target]);
+        }
+      }
+    }
+    return total;
+  };
+  double previous_holding_change = kInf;
+  bool damp_holding = false;
 
   for (int round = 1;; ++round) {
     report.holding_iterations = round;
@@ -444,6 +494,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
       }
       if (!any_bounded) break;
       double change = 0;
+      std::size_t moving = 0;
       for (std::size_t i = 0; i < n; ++i) {
         if (!stations[i].capacity) continue;
         const auto m = station_metrics(stations[i], sol.arrivals[i], holding[i], holding_duration[i]).queue;
@@ -451,15 +502,18 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
         // Blocking falls as upstream blocking thins the flow, and vice versa: on a
         // cycle plain iteration can oscillate, so damp once it stops contracting.
         if (damp) next = 0.5 * (accepted[i] + next);
-        change = std::max(change, std::abs(next - accepted[i]));
+        if (std::abs(next - accepted[i]) > change) {
+          change = std::abs(next - accepted[i]);
+          moving = i;
+        }
         accepted[i] = next;
       }
       if (change < 1e-12) break;
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
       if (it >= options.max_iterations) {
-        throw std::runtime_error("check_capacity: blocking did not converge in " +
-                                 std::to_string(options.max_iterations) + " iterations");
+        return give_up(TrafficStatus::kNotConverged,
+                       still_moving(moving, "the blocking of the call graph", options.max_iterations, change));
       }
     }
 
@@ -468,6 +522,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
     std::fill(pass.begin(), pass.end(), 1.0);
     std::fill(own.begin(), own.end(), 0.0);
     std::fill(unavailable.begin(), unavailable.end(), 0);
+    std::fill(calls_unbounded.begin(), calls_unbounded.end(), 0);
     for (std::size_t i = 0; i < n; ++i) {
       const Station& s = stations[i];
       NodeCapacity& out = report.nodes[i];
@@ -498,9 +553,9 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
         out.accepted = Rate{bounded_holding ? workers / holding[i] : 0.0};
         unavailable[i] = 1;
       }
-      if (loses_calls[i]) unavailable[i] = 1;
+      if (loses_calls[i]) unavailable[i] = calls_unbounded[i] = 1;
     }
-    for (std::size_t e = 0; e < sol.entry_points.size(); ++e) {
+    for (std::size_t e = 0; e < sol.visits.size(); ++e) {
       report.nodes[sol.entry_points[e]].visits = sol.visits[e];
     }
 
@@ -508,13 +563,13 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
     for (bool changed = true; changed;) {
       changed = false;
       for (std::size_t i = 0; i < n; ++i) {
-        if (unavailable[i]) continue;
+        if (calls_unbounded[i]) continue;
         for (const CallGroup& g : graph.node(i).groups) {
           for (const Call& c : g.calls) {
             if (c.count <= 0) continue;
             for (const CallRoute& r : c.destinations()) {
-              if (r.share > 0 && unavailable[r.target] && !unavailable[i]) {
-                unavailable[i] = 1;
+              if (r.share > 0 && unavailable[r.target] && !calls_unbounded[i]) {
+                unavailable[i] = calls_unbounded[i] = 1;
                 changed = true;
               }
             }
@@ -562,59 +617,79 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
       a.makeCompressed();
       Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
       lu.compute(a);
-      if (lu.info() != Eigen::Success) throw std::runtime_error(unbounded);
-      std::vector<Branch> branches;
+      if (lu.info() != Eigen::Success) return give_up(TrafficStatus::kUnboundedResponse, unbounded);
       for (int picard = 1;; ++picard) {
         Eigen::VectorXd rhs = base;
         for (Eigen::Index k = 0; k < m; ++k) {
           for (const CallGroup& g : graph.node(members[static_cast<std::size_t>(k)]).groups) {
-            if (g.mode != CallMode::kParallel) continue;
-            branches.clear();
-            for (const Call& c : g.calls) {
-              Branch routes;
-              for (const CallRoute& r : c.destinations()) {
-                if (r.share > 0) routes.push_back(Route{to_seconds(r.network_rtt), t[r.target], pass[r.target], r.share});
-              }
-              for (int copy = 0; copy < static_cast<int>(c.count); ++copy) branches.push_back(routes);
-            }
-            rhs(k) += expected_max(branches);
+            if (g.mode == CallMode::kParallel) rhs(k) += parallel_time(g);
           }
         }
         const Eigen::VectorXd x = lu.solve(rhs);
         double change = 0;
+        std::size_t moving = 0;
         for (Eigen::Index k = 0; k < m; ++k) {
-          if (!std::isfinite(x(k)) || x(k) < 0) throw std::runtime_error(unbounded);
+          if (!std::isfinite(x(k)) || x(k) < 0) return give_up(TrafficStatus::kUnboundedResponse, unbounded);
           const std::size_t i = members[static_cast<std::size_t>(k)];
-          change = std::max(change, std::abs(x(k) - t[i]) / std::max(x(k), 1e-9));
+          const double moved = std::abs(x(k) - t[i]) / std::max(x(k), 1e-9);
+          if (moved > change) {
+            change = moved;
+            moving = i;
+          }
           t[i] = x(k);
         }
         if (change < 1e-13) break;
         if (picard >= options.max_iterations) {
-          throw std::runtime_error("check_capacity: end-to-end response times did not converge in " +
-                                   std::to_string(options.max_iterations) + " rounds");
+          const char* what = "the end-to-end response times of its parallel calls";
+          return give_up(TrafficStatus::kNotConverged, still_moving(moving, what, options.max_iterations, change));
         }
       }
     }
 
     if (!any_holds) break;
     // Holding-time fixed point: a holding worker is busy for its own service
-    // and its calls, H = S + (T - own) = T - W.
-    double change = 0;
+    // and its calls, H = S + (T - own) = T - W. A station without a steady
+    // state of its own still has a finite holding time when its calls
+    // return (its offered utilisation is then rho >= 1, not infinite); only
+    // calls that never return hold the worker without bound.
+    double change = 0, largest_step_s = 0;
+    std::size_t moving = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (!stations[i].holds_worker) continue;
-      const double next = unavailable[i] ? kInf : t[i] - own[i] + to_seconds(stations[i].mean_service);
+      const double service = to_seconds(stations[i].mean_service);
+      double next = calls_unbounded[i] ? kInf : unavailable[i] ? service + calls_time(i) : t[i] - own[i] + service;
+      double moved = 0;
       if (std::isinf(next) != std::isinf(holding[i])) {
-        change = kInf;
+        moved = kInf;
       } else if (!std::isinf(next)) {
-        change = std::max(change, std::abs(next - holding[i]) / std::max(next, 1e-12));
+        // Blocking feeds back (a longer hold, more rejections, less load on
+        // the callees, a shorter hold): damp once the rounds stop contracting,
+        // as for the blocking.
+        if (damp_holding) next = 0.5 * (holding[i] + next);
+        moved = std::abs(next - holding[i]) / std::max(next, 1e-12);
+        largest_step_s = std::max(largest_step_s, std::abs(next - holding[i]));
+      }
+      if (moved > change) {
+        change = moved;
+        moving = i;
       }
       holding[i] = next;
       if (!std::isinf(next)) holding_duration[i] = from_seconds(next);
     }
     if (change < 1e-12) break;
+    // A station going unbounded (or back) is a jump, not a sign of oscillation.
+    const bool stalled = std::isfinite(change) && change > 0.9 * previous_holding_change;
+    // The queue formulas take the holding times rounded to the nanosecond, a
+    // step function of H: right at a rounding boundary the rounds can flip
+    // between its two sides for ever, a fraction of a nanosecond apart (a
+    // gateway with a queue limit calling `orders` twice: its blocking thins
+    // orders' load). Settled to the resolution the formulas see is settled.
+    if (stalled && largest_step_s <= 1e-9) break;
+    if (stalled) damp_holding = true;
+    previous_holding_change = change;
     if (round >= options.max_iterations) {
-      throw std::runtime_error("check_capacity: holding times did not converge in " +
-                               std::to_string(options.max_iterations) + " rounds");
+      return give_up(TrafficStatus::kNotConverged,
+                     still_moving(moving, "holding times of the call graph", options.max_iterations, change));
     }
   }
   for (std::size_t i = 0; i < n; ++i) {

@@ -45,11 +45,15 @@
 //   callees' response times and those on their own holding times: a fixed
 //   point, computed callees first. On an acyclic graph without bounded
 //   stations it is exact after (depth + 1) rounds; with blocking it is
-//   iterated until H changes by less than 1e-12 relative. A station whose
-//   calls reach an unstable station holds its workers without bound: it is
-//   unstable too (offered utilisation +infinity). Without holds_worker the
-//   worker is freed when the service time ends (asynchronous calls) and the
-//   calls only add to the end-to-end time.
+//   iterated until H changes by less than 1e-12 relative (damped by half
+//   once a round stops contracting: H enters the queue formulas rounded to
+//   the nanosecond, and at a rounding boundary plain iteration can flip
+//   between two values for ever). A station whose calls reach an unstable
+//   station holds its workers without bound: it is unstable too (offered
+//   utilisation +infinity). A station unstable by its own load whose calls
+//   return keeps a finite H, and its offered utilisation is rho >= 1.
+//   Without holds_worker the worker is freed when the service time ends
+//   (asynchronous calls) and the calls only add to the end-to-end time.
 //
 // * Zone affinity. A station may receive, besides its ordinary arrivals, a
 //   stream that joins only while one of its workers is idle
@@ -232,6 +236,8 @@ struct CapacityOptions {
   std::vector<double> utilization_targets{1.0, 0.8};
   // Limit on the rounds of each fixed point (thinning, parallel groups).
   int max_iterations = 10000;
+  // Fill NodeCapacity::visits (a traffic solve per entry point).
+  bool visits = true;
 };
 
 struct Headroom {
@@ -290,10 +296,12 @@ struct CapacityReport {
 };
 
 // `stations` and `external` have one entry per call-graph node. Malformed
-// input throws std::invalid_argument; an unbounded call cycle that traffic
-// reaches is reported in the result (status, error). std::runtime_error when
-// a fixed point does not converge in options.max_iterations, or when a call
-// cycle with gain >= 1 among idle nodes makes their response times unbounded.
+// input throws std::invalid_argument. A well-formed network without a usable
+// answer is a result (status, error; nodes empty): an unbounded call cycle
+// that traffic reaches (the traffic equations' status), a fixed point that
+// does not converge in options.max_iterations (kNotConverged, naming the
+// station that still moved), or a call cycle with gain >= 1 among idle nodes
+// that makes their response times unbounded (kUnboundedResponse).
 CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> stations, std::span<const Rate> external,
                               const CapacityOptions& options = {});
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "analysis/blast_radius.h"
 #include "analysis/capacity_check.h"
@@ -67,13 +69,72 @@ struct LocalTry {
   double calls = 0;
 };
 
+// Round trips between zones, shared by every failure case: computed once per
+// pair of zones that some call or population uses, on the nominal state. That
+// is exact for the N+1 cases: a zone is a leaf of the topology graph (joined
+// to its region's hub only), a hub stays up when its zones go down (it still
+// forwards between links), and the cases leave every link up, so a route
+// between two up zones is the same in every case; a case only checks that
+// both ends are up. (A table of zones x zones per case was quadratic in
+// memory and cubic in time over the cases: 30,000 zones ran out of memory.)
+class RouteCache {
+ public:
+  explicit RouteCache(const Topology& topology) : topology_(topology), nominal_(topology.nominal_state()) {}
+
+  // Mean round trip with the links' jitter and loss (service calls); nullopt
+  // when unreachable.
+  std::optional<Duration> expected(ZoneIndex from, ZoneIndex to, const TopologyState& state) {
+    if (!state.zone_up[from] || !state.zone_up[to]) return std::nullopt;
+    const auto [it, added] = expected_.try_emplace(key(from, to));
+    if (added) it->second = expected_round_trip(topology_, nominal_, from, to);
+    return it->second;
+  }
+
+  // The route's round trip, without jitter or loss (the database pools').
+  std::optional<Duration> route(ZoneIndex from, ZoneIndex to, const TopologyState& state) {
+    if (!state.zone_up[from] || !state.zone_up[to]) return std::nullopt;
+    const auto [it, added] = route_.try_emplace(key(from, to));
+    if (added) {
+      if (const auto r = topology_.route(from, to, nominal_)) it->second = r->rtt;
+    }
+    return it->second;
+  }
+
+ private:
+  static std::uint64_t key(ZoneIndex from, ZoneIndex to) {
+    return (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
+  }
+
+  const Topology& topology_;
+  const TopologyState nominal_;
+  std::unordered_map<std::uint64_t, std::optional<Duration>> expected_, route_;
+};
+
+// What every failure case shares: routes, the populations' geo-routing region
+// shares (per population, filled on first use), and the nominal partitions
+// for the blast radius. Each depends on the topology and the configuration
+// only, not on which zones are down.
+struct CaseShared {
+  explicit CaseShared(const Topology& topology, std::size_t populations)
+      : routes(topology), region_shares(populations), partitions(topology.partitions(topology.nominal_state())) {}
+  RouteCache routes;
+  std::vector<std::optional<RegionShares>> region_shares;
+  std::vector<std::optional<std::size_t>> partitions;
+};
+
 // One failure case: the deployed services, their stations, and the network
 // of calls between them, rebuilt for every round of the spill fixed point.
 class CaseModel {
  public:
   CaseModel(const Topology& topology, const TopologyState& state, const std::vector<ServiceConfig>& services,
-            const std::vector<ClientPopulationConfig>& load, const std::vector<DatabaseConfig>& databases)
-      : topology_(topology), state_(state), load_(load), databases_(databases) {
+            const std::vector<ClientPopulationConfig>& load, const std::vector<DatabaseConfig>& databases,
+            CaseShared& shared)
+      : topology_(topology),
+        state_(state),
+        load_(load),
+        databases_(databases),
+        routes_(shared.routes),
+        region_shares_(shared.region_shares) {
     for (const DatabaseConfig& db : databases_) {
       db_by_name_.emplace(db.name, db_cases_.size());
       db_cases_.push_back(database_case(db, topology, state));
@@ -95,14 +156,13 @@ class CaseModel {
         Station station;
         station.servers = c.concurrency;
         station.mean_service = d.mean_service;
-        if (c.queue_limit) station.capacity = c.concurrency + *c.queue_limit;
+        // 64-bit: a concurrency of 2^32 - 1 plus a queue limit overflows 32 bits.
+        if (c.queue_limit) station.capacity = std::size_t{c.concurrency} + *c.queue_limit;
         station.replicas = d.up_pods[z];
         station.holds_worker = true;  // thread-per-request, as the simulated services
         stations_.push_back(station);
       }
     }
-    rtt_.assign(topology.zone_count() * topology.zone_count(), std::nullopt);
-    rtt_known_.assign(rtt_.size(), false);
     add_pools();
   }
 
@@ -114,7 +174,8 @@ class CaseModel {
     bool damp = false;
     for (int round = 1;; ++round) {
       build();
-      report = check_capacity(graph_, stations_, external_);
+      // The rows use no visit counts: skip their solve per entry point.
+      report = check_capacity(graph_, stations_, external_, CapacityOptions{.visits = false});
       if (!report.ok() || (!any_affinity_ && pools_.empty())) break;
       double change = any_affinity_ ? update_spills(report, damp) : 0.0;
       // The pools' validation pings depend on their borrow rates (a second
@@ -124,8 +185,14 @@ class CaseModel {
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
       if (round >= kMaxSpillRounds) {
-        throw std::runtime_error(
-            "drsim check: zone affinity spill-over and pool validation did not converge in case \"" + out.name + "\"");
+        // Reported in the case (its rows left empty), not thrown: the other
+        // cases still stand.
+        char text[96];
+        std::snprintf(text, sizeof text, " did not converge in %d rounds (still moving by %.3g)", kMaxSpillRounds,
+                      change);
+        report.status = TrafficStatus::kNotConverged;
+        report.error = "zone affinity spill-over and pool validation" + std::string(text);
+        break;
       }
     }
     out.notes = notes_;
@@ -141,29 +208,26 @@ class CaseModel {
   }
 
  private:
+  // The population's split over its entry service's zones in this case.
+  TrafficSplit split_of(std::size_t population, std::size_t entry) {
+    const ClientPopulationConfig& pop = load_[population];
+    std::optional<RegionShares>& shares = region_shares_[population];
+    if (pop.routing && !shares) shares = population_region_shares(pop, services_[entry], topology_);
+    return population_split(pop, services_[entry], topology_, shares ? *shares : RegionShares{});
+  }
+
   std::string node_name(std::size_t node) const {
     const auto [s, z] = nodes_[node];
     return services_[s].config->name + "@" + services_[s].config->replicas[z].zone;
   }
 
   // Mean round trip between two zones; nullopt when unreachable.
-  std::optional<Duration> round_trip(ZoneIndex from, ZoneIndex to) {
-    const std::size_t key = from * topology_.zone_count() + to;
-    if (!rtt_known_[key]) {
-      rtt_[key] = expected_round_trip(topology_, state_, from, to);
-      rtt_known_[key] = true;
-    }
-    return rtt_[key];
-  }
+  std::optional<Duration> round_trip(ZoneIndex from, ZoneIndex to) { return routes_.expected(from, to, state_); }
 
   // The simulator's pools reach a database member at the route's round trip,
   // without the jitter and loss that service calls sample
   // (Database::member_round_trip).
-  std::optional<Duration> route_rtt(ZoneIndex from, ZoneIndex to) const {
-    const auto route = topology_.route(from, to, state_);
-    if (!route) return std::nullopt;
-    return route->rtt;
-  }
+  std::optional<Duration> route_rtt(ZoneIndex from, ZoneIndex to) { return routes_.route(from, to, state_); }
 
   std::size_t database_index(const std::string& name) const {
     const auto it = db_by_name_.find(name);
@@ -339,7 +403,7 @@ class CaseModel {
     for (std::size_t p = 0; p < load_.size(); ++p) {
       const ClientPopulationConfig& pop = load_[p];
       const std::size_t entry = service_index(pop.service);
-      const TrafficSplit split = population_split(pop, services_[entry], topology_, state_);
+      const TrafficSplit split = split_of(p, entry);
       const auto from = population_zone(pop, topology_);
       const double rate = peak_rate(pop.load).per_second;
       double delivered = 0;
@@ -501,7 +565,7 @@ class CaseModel {
       row.unserved_rate_per_s = unserved_[p];
       if (row.unserved_rate_per_s > 0) out.overloaded = true;
       const std::size_t entry = service_index(pop.service);
-      const TrafficSplit split = population_split(pop, services_[entry], topology_, state_);
+      const TrafficSplit split = split_of(p, entry);
       const auto from = population_zone(pop, topology_);
       // Mean over the requests served: weighted by share and acceptance.
       double weighted = 0, weight = 0;
@@ -544,8 +608,8 @@ class CaseModel {
   std::vector<std::vector<std::size_t>> node_of_;             // [service][zone] -> node
   std::vector<std::pair<std::size_t, std::size_t>> nodes_;    // node -> (service, zone)
   std::vector<Station> stations_;
-  std::vector<std::optional<Duration>> rtt_;                  // [from * zones + to]
-  std::vector<bool> rtt_known_;
+  RouteCache& routes_;
+  std::vector<std::optional<RegionShares>>& region_shares_;  // per population
   // Rebuilt by build():
   CallGraph graph_;
   std::vector<Rate> external_;
@@ -557,10 +621,10 @@ class CaseModel {
 
 FailureCase evaluate(std::string name, const Topology& topology, const TopologyState& state,
                      const std::vector<ServiceConfig>& services, const std::vector<ClientPopulationConfig>& load,
-                     const std::vector<DatabaseConfig>& databases, double target) {
-  CaseModel model(topology, state, services, load, databases);
+                     const std::vector<DatabaseConfig>& databases, double target, CaseShared& shared) {
+  CaseModel model(topology, state, services, load, databases, shared);
   FailureCase out = model.solve(std::move(name), target);
-  out.blast_radius = describe(blast_radius(topology, state, services, load, databases));
+  out.blast_radius = describe(blast_radius(topology, state, services, load, databases, &shared.partitions));
   return out;
 }
 
@@ -573,19 +637,20 @@ NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<Serv
   NPlusOneReport report;
   report.utilization_target = utilization_target;
   const TopologyState nominal = topo.nominal_state();
-  report.cases.push_back(evaluate("steady", topo, nominal, services, load, databases, utilization_target));
+  CaseShared shared(topo, load.size());
+  report.cases.push_back(evaluate("steady", topo, nominal, services, load, databases, utilization_target, shared));
   for (ZoneIndex z = 0; z < topo.zone_count(); ++z) {
     TopologyState state = nominal;
     state.zone_up[z] = false;
-    report.cases.push_back(
-        evaluate("zone " + topo.zone_name(z) + " down", topo, state, services, load, databases, utilization_target));
+    report.cases.push_back(evaluate("zone " + topo.zone_name(z) + " down", topo, state, services, load, databases,
+                                    utilization_target, shared));
   }
   if (topo.region_count() > 1) {
     for (RegionIndex r = 0; r < topo.region_count(); ++r) {
       TopologyState state = nominal;
       for (ZoneIndex z : topo.zones_of(r)) state.zone_up[z] = false;
       report.cases.push_back(evaluate("region " + topo.region_name(r) + " down", topo, state, services, load, databases,
-                                      utilization_target));
+                                      utilization_target, shared));
     }
   }
   return report;

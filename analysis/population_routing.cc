@@ -13,12 +13,11 @@ std::optional<ZoneIndex> population_zone(const ClientPopulationConfig& populatio
   return topology.find_zone(population.zone);
 }
 
-namespace {
 // The share of the population's requests each region gets from its static
 // geo routing, as GeoRouter::pick draws them (health is not checked, so a
 // region that is down keeps its share and its requests find no target).
-std::vector<std::pair<RegionIndex, double>> region_shares(const ClientPopulationConfig& population,
-                                                           const DeployedService& entry, const Topology& topology) {
+RegionShares population_region_shares(const ClientPopulationConfig& population, const DeployedService& entry,
+                                      const Topology& topology) {
   std::vector<RegionIndex> serving;
   for (ZoneIndex z : entry.zones) {
     const RegionIndex r = topology.region_of(z);
@@ -41,14 +40,19 @@ std::vector<std::pair<RegionIndex, double>> region_shares(const ClientPopulation
   }
   return shares;
 }
-}  // namespace
 
 TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
                            const Topology& topology, const TopologyState& /*state*/) {
+  if (!population.routing) return zone_split(entry, population_zone(population, topology));
+  return population_split(population, entry, topology, population_region_shares(population, entry, topology));
+}
+
+TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
+                              const Topology& topology, const RegionShares& shares) {
   const auto from = population_zone(population, topology);
   if (!population.routing) return zone_split(entry, from);
   TrafficSplit split{std::vector<double>(entry.zones.size(), 0.0), std::vector<double>(entry.zones.size(), 0.0)};
-  for (const auto& [region, fraction] : region_shares(population, entry, topology)) {
+  for (const auto& [region, fraction] : shares) {
     std::vector<bool> in_region(entry.zones.size());
     for (std::size_t k = 0; k < entry.zones.size(); ++k) in_region[k] = topology.region_of(entry.zones[k]) == region;
     const TrafficSplit part = zone_split(entry, from, in_region);

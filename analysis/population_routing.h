@@ -9,6 +9,9 @@
 // is tried first). With geo routing (ClientPopulationConfig::routing) the
 // rate splits over the regions by their static weights (latency policy: all
 // to the nearest), then each region's part over that region's zones.
+#include <utility>
+#include <vector>
+
 #include "analysis/zone_routing.h"
 #include "models/topology/topology.h"
 #include "models/traffic/client_population.h"
@@ -24,5 +27,17 @@ std::optional<ZoneIndex> population_zone(const ClientPopulationConfig& populatio
 // than 1 leave the rest without a target.
 TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
                            const Topology& topology, const TopologyState& state);
+
+// With geo routing: the share of the population's requests each region gets
+// (GeoRouter's static weights; latency: all to the nearest by the nominal
+// round trips). The same in every failure case, and costly with many zones
+// (the nearest region takes a route per zone): drsim check computes it once
+// per population and passes it to the overload below.
+using RegionShares = std::vector<std::pair<RegionIndex, double>>;
+RegionShares population_region_shares(const ClientPopulationConfig& population, const DeployedService& entry,
+                                      const Topology& topology);
+// As above, with the region shares given (ignored without geo routing).
+TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,
+                              const Topology& topology, const RegionShares& shares);
 
 }  // namespace drsim

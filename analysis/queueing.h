@@ -14,7 +14,9 @@
 namespace drsim {
 
 // Erlang B: probability that an arrival finds all c servers busy in an
-// M/M/c/c loss system (computed with the stable recurrence).
+// M/M/c/c loss system. Up to kRecurrenceServers servers the stable
+// recurrence (a step per server); beyond, the incomplete gamma form, whose
+// cost does not grow with c (a service's concurrency may be 4 billion).
 double erlang_b(std::size_t servers, double offered_load);
 // Erlang C: probability that an arrival waits in an M/M/c queue. Requires a < c.
 double erlang_c(std::size_t servers, double offered_load);
@@ -33,6 +35,9 @@ struct QueueMetrics {
 // M/M/c with an unbounded queue; nullopt when unstable (lambda >= c mu).
 std::optional<QueueMetrics> mmc_metrics(Rate arrivals, Duration mean_service, std::size_t servers);
 // M/M/c/K: at most `capacity` requests in the system (c in service + queue).
+// Below kDirectStates states a sum over the states; beyond, closed forms
+// (the truncated Poisson below c through Erlang B, geometric sums above),
+// O(1) in c and K.
 QueueMetrics mmck_metrics(Rate arrivals, Duration mean_service, std::size_t servers, std::size_t capacity);
 
 // A queue shared by two streams (zone affinity): one joins only while a
@@ -53,7 +58,29 @@ struct GatedQueueMetrics {
   double overflow = 0;
 };
 // nullopt when the queued stream alone saturates an unbounded waiting room.
+// Below kDirectStates states a sum over the states, closed forms beyond (as
+// mmck_metrics).
 std::optional<GatedQueueMetrics> gated_queue_metrics(Rate gated_offered, Rate queued, Duration mean_service,
                                                      std::size_t servers, std::optional<std::size_t> waiting_room);
+
+// Where the methods change. The two sides agree to 1e-9 relative at the
+// crossover (tests/analysis/queueing_test.cc); below it the results are the
+// ones drsim check always gave.
+inline constexpr std::size_t kRecurrenceServers = 4096;
+inline constexpr std::size_t kDirectStates = 4096;
+
+// The methods on either side, for the tests that compare them.
+namespace queueing_detail {
+double erlang_b_by_recurrence(std::size_t servers, double offered_load);
+double erlang_b_by_incomplete_gamma(std::size_t servers, double offered_load);
+QueueMetrics mmck_metrics_by_states(Rate arrivals, Duration mean_service, std::size_t servers, std::size_t capacity);
+QueueMetrics mmck_metrics_closed_form(Rate arrivals, Duration mean_service, std::size_t servers, std::size_t capacity);
+std::optional<GatedQueueMetrics> gated_queue_metrics_by_states(Rate gated_offered, Rate queued, Duration mean_service,
+                                                               std::size_t servers,
+                                                               std::optional<std::size_t> waiting_room);
+std::optional<GatedQueueMetrics> gated_queue_metrics_closed_form(Rate gated_offered, Rate queued, Duration mean_service,
+                                                                 std::size_t servers,
+                                                                 std::optional<std::size_t> waiting_room);
+}  // namespace queueing_detail
 
 }  // namespace drsim

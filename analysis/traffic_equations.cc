@@ -253,7 +253,7 @@ TrafficSolution solve_traffic_equations(const TrafficProblem& problem) {
     }
   }
   out.arrivals.assign(n, Rate{0});
-  out.visits.assign(out.entry_points.size(), std::vector<double>(n, 0.0));
+  if (problem.visits) out.visits.assign(out.entry_points.size(), std::vector<double>(n, 0.0));
   if (nodes.empty()) return out;
 
   const auto m = static_cast<Eigen::Index>(nodes.size());
@@ -278,7 +278,7 @@ TrafficSolution solve_traffic_equations(const TrafficProblem& problem) {
   }
 
   // One right-hand side for gamma, one unit vector per entry point.
-  const auto entries = static_cast<Eigen::Index>(out.entry_points.size());
+  const auto entries = static_cast<Eigen::Index>(problem.visits ? out.entry_points.size() : 0);
   Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(m, 1 + entries);
   for (Eigen::Index k = 0; k < m; ++k) rhs(k, 0) = problem.external[nodes[static_cast<std::size_t>(k)]].per_second;
   for (Eigen::Index e = 0; e < entries; ++e) rhs(static_cast<Eigen::Index>(local[out.entry_points[e]]), 1 + e) = 1.0;

@@ -43,6 +43,10 @@ struct TrafficProblem {
   std::vector<Rate> external;       // gamma, one per node; its size is the node count
   std::vector<ExpectedCall> calls;  // the non-zero entries of P
   std::vector<std::string> names;   // optional node names, used in messages
+  // Compute TrafficSolution::visits: a solve per entry point, entry points x
+  // nodes numbers. drsim check's N+1 cases do not use them, and with a
+  // population spread over thousands of zones they were the quadratic part.
+  bool visits = true;
 };
 
 enum class TrafficStatus {
@@ -53,6 +57,13 @@ enum class TrafficStatus {
   // I - P^T could not be factorised although no cycle was found unbounded
   // (numerically singular, e.g. a gain within rounding of 1).
   kSingular,
+  // check_capacity() only: a fixed point of the capacity check (blocking,
+  // holding times, parallel groups' times) did not settle in its rounds; the
+  // message names the station that still moved and by how much.
+  kNotConverged,
+  // check_capacity() only: a call cycle among idle stations with gain >= 1
+  // makes their end-to-end response times unbounded.
+  kUnboundedResponse,
 };
 
 struct TrafficSolution {

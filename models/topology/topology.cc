@@ -55,9 +55,11 @@ struct UpVertices {
 
 Topology::Topology(TopologyConfig config) : config_(std::move(config)), graph_(std::make_unique<Graph>()) {
   for (RegionIndex r = 0; r < config_.regions.size(); ++r) {
+    region_by_name_.emplace(config_.regions[r].name, r);
     region_zones_.emplace_back();
     for (const ZoneConfig& z : config_.regions[r].zones) {
       region_zones_[r].push_back(zone_names_.size());
+      zone_by_name_.emplace(z.name, zone_names_.size());
       zone_names_.push_back(z.name);
       zone_region_.push_back(r);
     }
@@ -89,17 +91,15 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
 std::optional<ZoneIndex> Topology::find_zone(std::string_view name) const {
-  for (ZoneIndex z = 0; z < zone_names_.size(); ++z) {
-    if (zone_names_[z] == name) return z;
-  }
-  return std::nullopt;
+  const auto it = zone_by_name_.find(name);
+  if (it == zone_by_name_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<RegionIndex> Topology::find_region(std::string_view name) const {
-  for (RegionIndex r = 0; r < config_.regions.size(); ++r) {
-    if (config_.regions[r].name == name) return r;
-  }
-  return std::nullopt;
+  const auto it = region_by_name_.find(name);
+  if (it == region_by_name_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<LinkIndex> Topology::find_link(std::string_view name) const {

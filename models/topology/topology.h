@@ -4,6 +4,7 @@
 // The graph itself is a Boost.Graph kept inside topology.cc, so that no
 // public header exposes Boost types.
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,10 @@ class Topology {
   std::vector<RegionIndex> zone_region_;
   std::vector<std::vector<ZoneIndex>> region_zones_;
   std::vector<std::pair<RegionIndex, RegionIndex>> link_ends_;
+  // Name -> index, the first of a name (as a scan would find): drsim check
+  // looks zones up in every failure case, one case per zone.
+  std::map<std::string, ZoneIndex, std::less<>> zone_by_name_;
+  std::map<std::string, RegionIndex, std::less<>> region_by_name_;
   std::unique_ptr<Graph> graph_;
 };
 

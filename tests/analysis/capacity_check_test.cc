@@ -340,6 +340,51 @@ TEST(CapacityCheck, UnboundedCycleIsReported) {
   EXPECT_TRUE(r.nodes.empty());
 }
 
+TEST(CapacityCheck, NonConvergenceIsAResultNamingTheStation) {
+  // A gateway (holding its workers, queue limit 10) calling orders twice:
+  // its blocking thins orders' load, so the holding time needs rounds. Cut
+  // the rounds short and the report says which station still moved, rather
+  // than throwing.
+  CallGraph g;
+  const auto gateway = g.add_node("gateway"), orders = g.add_node("orders");
+  g.add_sequential(gateway, {{.target = orders, .network_rtt = 1ms}, {.target = orders, .network_rtt = 1ms}});
+  const std::vector<Station> st{{.servers = 8, .mean_service = 5ms, .capacity = 18, .holds_worker = true},
+                                {.servers = 4, .mean_service = 10ms}};
+  const std::vector<Rate> ext{Rate{175}, Rate{0}};
+  const auto settled = check_capacity(g, st, ext);
+  ASSERT_TRUE(settled.ok()) << settled.error;
+  EXPECT_GT(settled.holding_iterations, 3);
+  const auto cut = check_capacity(g, st, ext, CapacityOptions{.max_iterations = 3});
+  EXPECT_EQ(cut.status, TrafficStatus::kNotConverged);
+  EXPECT_EQ(
+      cut.error.rfind("gateway: holding times of the call graph did not converge in 3 rounds (still moving by ", 0), 0u)
+      << cut.error;
+  EXPECT_TRUE(cut.nodes.empty());
+}
+
+TEST(CapacityCheck, AnOverloadedHoldingStationReportsRho) {
+  // front holds its worker for its 10 ms and a call to back (M/M/2 at 60 rps
+  // of 20 ms); at 500 rps on 4 workers it has no steady state of its own, but
+  // its calls return: its holding time is finite and its utilisation is
+  // rho = lambda H / c > 1, not +infinity.
+  CallGraph g;
+  const auto front = g.add_node("front"), back = g.add_node("back");
+  g.add_sequential(front, {{.target = back, .count = 0.12}});
+  const std::vector<Station> st{{.servers = 4, .mean_service = 10ms, .holds_worker = true},
+                                {.servers = 2, .mean_service = 20ms}};
+  const auto r = check_capacity(g, st, std::vector<Rate>{Rate{500}, Rate{0}});
+  ASSERT_TRUE(r.ok()) << r.error;
+  const auto back_queue = mmc_metrics(Rate{60}, 20ms, 2);
+  ASSERT_TRUE(back_queue.has_value());
+  const double holding = 0.010 + 0.12 * back_queue->mean_in_system / 60;
+  ASSERT_TRUE(r.nodes[front].holding.has_value());
+  EXPECT_NEAR(to_seconds(*r.nodes[front].holding), holding, 1e-9);
+  EXPECT_NEAR(r.nodes[front].offered_utilization, 500 * holding / 4, 1e-6);
+  EXPECT_FALSE(r.nodes[front].stable);
+  EXPECT_FALSE(r.nodes[front].queue.has_value());
+  EXPECT_FALSE(r.nodes[front].end_to_end.has_value());
+}
+
 TEST(CapacityCheck, MalformedInputThrows) {
   CallGraph g;
   const auto a = g.add_node("a"), b = g.add_node("b");

@@ -189,6 +189,110 @@ TEST(NPlusOne, ZoneAffinitySpillsMoreAsTheLocalZoneFills) {
   EXPECT_EQ(row(without, "back", "a").spill, 0);
 }
 
+TEST(NPlusOne, OverloadedStationsReportTheirOfferedLoad) {
+  // One pod of 4 workers, 10 ms: 400 rps is rho 1.0, 600 rps 1.5. No steady
+  // state (no response time), but the utilisation is rho, not +infinity.
+  TopologyConfig t;
+  t.regions = {RegionConfig{"r", {ZoneConfig{"a"}}, 1ms}};
+  for (const double rate : {400.0, 600.0}) {
+    const NPlusOneReport report = n_plus_one(t, {service("front", {{"a", 1}}, 10ms, 4)}, {users(rate)});
+    const StationRow& front = row(report.cases[0], "front", "a");
+    EXPECT_NEAR(front.utilization, rate * 0.010 / 4, 1e-12);
+    EXPECT_FALSE(front.stable);
+    EXPECT_TRUE(front.overloaded);
+    ASSERT_TRUE(front.mean_holding);
+    EXPECT_EQ(*front.mean_holding, 10ms);
+    EXPECT_FALSE(front.mean_response);
+    const std::string text = format_report(report);
+    EXPECT_NE(text.find(rate == 400 ? " 100.0% " : " 150.0% "), std::string::npos) << text;
+    const std::string json = format_report_json(report);
+    EXPECT_NE(json.find(rate == 400 ? "\"utilization\": 1," : "\"utilization\": 1.5,"), std::string::npos) << json;
+  }
+  // Holding its worker for a call to a healthy back: rho = lambda (S + call) / c.
+  const std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 10ms, 4, {{"back", 1, false}}),
+                                            service("back", {{"a", 2}}, 2ms, 4)};
+  const NPlusOneReport report = n_plus_one(t, services, {users(400)});
+  const StationRow& front = row(report.cases[0], "front", "a");
+  const StationRow& back = row(report.cases[0], "back", "a");
+  ASSERT_TRUE(front.mean_holding && back.mean_response);
+  EXPECT_NEAR(to_seconds(*front.mean_holding), 0.010 + to_seconds(*back.mean_response), 2e-9);
+  // The holding time is reported to the nanosecond.
+  EXPECT_NEAR(front.utilization, 400 * to_seconds(*front.mean_holding) / 4, 1e-6);
+  EXPECT_GT(front.utilization, 1.0);
+  EXPECT_TRUE(front.overloaded);
+}
+
+TEST(NPlusOne, AGatewayCallingOrdersTwiceSettles) {
+  // The gateway's queue limit thins orders' load and its holding time
+  // depends on orders' response: the rounds used to flip for ever across a
+  // nanosecond boundary ("holding times did not converge"). Little's law
+  // ties the settled numbers together.
+  TopologyConfig t;
+  t.regions = {RegionConfig{"r", {ZoneConfig{"a"}, ZoneConfig{"b"}}, 2ms}};
+  ServiceConfig gateway = service("front", {{"a", 1}, {"b", 1}}, 5ms, 8, {{"orders", 1, false}, {"orders", 1, false}});
+  gateway.queue_limit = 10;
+  const std::vector<ServiceConfig> services{gateway, service("orders", {{"a", 1}, {"b", 1}}, 10ms, 4)};
+  for (const double rate : {300.0, 340.0, 350.0}) {
+    const NPlusOneReport report = n_plus_one(t, services, {users(rate)});
+    for (const FailureCase& c : report.cases) EXPECT_TRUE(c.error.empty()) << rate << " " << c.name << ": " << c.error;
+    const StationRow& front = row(report.cases[0], "front", "a");
+    const StationRow& orders = row(report.cases[0], "orders", "a");
+    EXPECT_GT(front.blocking, 0.0);
+    // Orders gets two calls per accepted gateway request, half of them per zone.
+    EXPECT_NEAR(orders.rate_per_s, rate * (1 - front.blocking) * 2 / 2, 1e-6 * rate);
+    ASSERT_TRUE(front.mean_holding);
+    EXPECT_NEAR(front.utilization, rate / 2 * to_seconds(*front.mean_holding) / 8, 1e-7);  // holding to the ns
+  }
+}
+
+TEST(NPlusOne, TheLargestConcurrencyWithAQueueLimit) {
+  // concurrency 2^32 - 1 + queueLimit 50 overflowed 32 bits (K < c: an
+  // internal error); 4e9 workers took time linear in the concurrency.
+  TopologyConfig t;
+  t.regions = {RegionConfig{"r", {ZoneConfig{"a"}, ZoneConfig{"b"}}, 2ms}};
+  ServiceConfig front = service("front", {{"a", 1}, {"b", 1}}, 10ms, 4294967295u);
+  front.queue_limit = 50;
+  for (const ServiceConfig& s : {front, service("front", {{"a", 1}, {"b", 1}}, 10ms, 4000000000u)}) {
+    const NPlusOneReport report = n_plus_one(t, {s}, {users(1000)});
+    const StationRow& steady = row(report.cases[0], "front", "a");
+    EXPECT_NEAR(steady.utilization, 500 * 0.010 / s.concurrency, 1e-20);
+    EXPECT_EQ(steady.blocking, 0.0);
+    ASSERT_TRUE(steady.mean_response);
+    EXPECT_EQ(*steady.mean_response, 10ms);  // no wait
+    EXPECT_FALSE(report.any_overloaded());   // a zone down leaves 4e9 workers for 1000 rps
+  }
+}
+
+TEST(NPlusOneScale, TwoThousandZones) {
+  // A case per zone, each as small as the deployment it changes: the round
+  // trips and the partitions are shared by the cases (a zones x zones table
+  // per case was cubic in time and ran out of memory at 30,000 zones).
+  TopologyConfig t;
+  RegionConfig eu{"eu", {}, 2ms}, us{"us", {}, 2ms};
+  for (int z = 0; z < 1000; ++z) eu.zones.push_back(ZoneConfig{"eu" + std::to_string(z)});
+  for (int z = 0; z < 1000; ++z) us.zones.push_back(ZoneConfig{"us" + std::to_string(z)});
+  t.regions = {eu, us};
+  t.links = {LinkConfig{"eu-us", {"eu", "us"}, 40ms, 0ms, Bandwidth{1e9}, Ratio{0}}};
+  const std::vector<ServiceConfig> services{
+      service("front", {{"eu0", 2}, {"eu1", 2}, {"us999", 2}}, 5ms, 8, {{"back", 1, false}}),
+      service("back", {{"eu0", 1}, {"eu1", 1}}, 5ms, 4)};
+  const NPlusOneReport report = n_plus_one(t, services, {users(200)});
+  ASSERT_EQ(report.cases.size(), 1u + 2000 + 2);
+  // A zone without pods changes nothing: its case is the steady state.
+  const FailureCase& idle = find_case(report, "zone eu500 down");
+  for (std::size_t i = 0; i < idle.stations.size(); ++i) {
+    EXPECT_EQ(idle.stations[i].rate_per_s, report.cases[0].stations[i].rate_per_s);
+    EXPECT_EQ(idle.stations[i].mean_response, report.cases[0].stations[i].mean_response);
+  }
+  // us999's front calls back in eu across the link, 1 + 40 + 1 ms each way
+  // round; eu0's front half the time in its own zone, half 2 ms away.
+  const FailureCase& steady = report.cases[0];
+  EXPECT_NEAR(
+      to_seconds(*row(steady, "front", "us999").mean_holding) - to_seconds(*row(steady, "front", "eu0").mean_holding),
+      0.042 - 0.001, 1e-8);
+  EXPECT_EQ(row(find_case(report, "region us down"), "front", "us999").up_pods, 0u);
+}
+
 TEST(NPlusOne, TextAndJsonForms) {
   const std::vector<ServiceConfig> services{service("front", {{"a", 1}, {"b", 1}}, 20ms, 4)};
   const NPlusOneReport report = n_plus_one(regions(), services, {users(150, "a")}, 0.7);
@@ -300,6 +404,10 @@ TEST(NPlusOneDatabase, APoolNearItsSizeWaitsAsErlangC) {
   EXPECT_FALSE(full.stable);
   EXPECT_TRUE(full.overloaded);
   EXPECT_FALSE(full.mean_wait);
+  // Its utilisation is its offered load, borrows x hold / connections.
+  ASSERT_TRUE(full.mean_hold);
+  EXPECT_NEAR(full.utilization, 100 * to_seconds(*full.mean_hold) / 1, 1e-9);
+  EXPECT_GT(full.utilization, 1.0);
   EXPECT_FALSE(row(over.cases[0], "front", "a").stable);
   EXPECT_TRUE(over.cases[0].overloaded);
 }

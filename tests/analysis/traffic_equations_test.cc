@@ -27,6 +27,20 @@ TEST(TrafficEquations, TandemCarriesTheSameRateEverywhere) {
   EXPECT_EQ(s.visits_from(0), (std::vector<double>{1, 1, 1}));
 }
 
+TEST(TrafficEquations, VisitsCanBeSkippedWithoutChangingTheRates) {
+  // drsim check's cases skip the solve per entry point (entry points x nodes
+  // numbers: thousands of zones each fed by a population made it quadratic).
+  TrafficProblem p = make({10, 20, 0}, {{0, 2, 1}, {1, 2, 0.5}, {2, 0, 0.25}});
+  const auto with = solve_traffic_equations(p);
+  p.visits = false;
+  const auto without = solve_traffic_equations(p);
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_EQ(with.visits.size(), 2u);
+  EXPECT_TRUE(without.visits.empty());
+  EXPECT_EQ(without.entry_points, with.entry_points);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(without.arrivals[i].per_second, with.arrivals[i].per_second);
+}
+
 TEST(TrafficEquations, FanOutCountsMultiply) {
   // A calls B twice (given as two entries of one call each) and C once.
   const auto s = solve_traffic_equations(make({5, 0, 0}, {{0, 1, 1}, {0, 1, 1}, {0, 2, 1}}));

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -192,6 +194,104 @@ TEST(DrsimBinary, RecommendPolicyExitCodes) {
   const Completed missing = run_drsim("recommend-policy scenarios/appfabric_az_failure.yaml --zone zone-a");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("recommend-policy: missing --service NAME"), std::string::npos) << missing.err;
+}
+
+// --- drsim check on scenarios that used to fail (issue 15) --------------------
+
+// A scenario of one region `r` with `zones` zones named z0, z1, ...; the
+// services' YAML goes under spec.topology.services, `load` under spec.load.
+std::string check_scenario(int zones, const std::string& services, const std::string& load) {
+  std::string yaml =
+      "apiVersion: drsim/v1alpha1\nkind: Scenario\nmetadata:\n  name: check-case\nspec:\n  topology:\n"
+      "    regions:\n      - name: r\n        interZoneRtt: 2ms\n        zones: [";
+  for (int z = 0; z < zones; ++z) yaml += (z ? ", {name: z" : "{name: z") + std::to_string(z) + "}";
+  return yaml + "]\n    services:\n" + services + "  duration: 10m\n  load:\n" + load;
+}
+
+Completed check(const std::string& yaml, const std::string& flags = "") {
+  testing::TempDir dir("check-case");
+  const auto file = dir.path() / "scenario.yaml";
+  std::ofstream(file) << yaml;
+  return run_drsim("check " + file.string() + " " + flags);
+}
+
+const std::string kUsers = "    - {name: users, service: front, load: {kind: constant, rate: RATErps}}\n";
+
+std::string users(double rate) {
+  std::string load = kUsers;
+  return load.replace(load.find("RATE"), 4, std::to_string(static_cast<int>(rate)));
+}
+
+TEST(DrsimBinaryCheck, AGatewayCallingOrdersTwiceConverges) {
+  // The gateway's queue limit thins orders' load; its holding time used to
+  // flip for ever across a nanosecond boundary ("holding times did not
+  // converge in 10000 rounds", exit 1).
+  const std::string services =
+      "      - name: front\n        concurrency: 8\n        queueLimit: 10\n"
+      "        serviceTime: {kind: exponential, mean: 5ms}\n"
+      "        replicas: [{zone: z0, replicas: 1}, {zone: z1, replicas: 1}]\n"
+      "        calls: [{service: orders}, {service: orders}]\n"
+      "      - name: orders\n        concurrency: 4\n        serviceTime: {kind: exponential, mean: 10ms}\n"
+      "        replicas: [{zone: z0, replicas: 1}, {zone: z1, replicas: 1}]\n";
+  for (int rate : {300, 340, 350}) {
+    const Completed c = check(check_scenario(2, services, users(rate)), "--json");
+    EXPECT_EQ(c.exit_code, 0) << rate << ": " << c.err;
+    EXPECT_NE(c.out.find("\"name\": \"steady\", \"overloaded\": " + std::string(rate == 300 ? "false" : "true") +
+                         ", \"error\": null"),
+              std::string::npos)
+        << c.out;
+  }
+}
+
+TEST(DrsimBinaryCheck, OverloadedStationsReportTheirOfferedLoad) {
+  // M/M/4 with 10 ms services: 400 rps is rho 1.0, 600 rps 1.5 (was null).
+  const std::string services =
+      "      - name: front\n        concurrency: 4\n        serviceTime: {kind: exponential, mean: 10ms}\n"
+      "        replicas: [{zone: z0, replicas: 1}]\n";
+  for (const auto& [rate, text, json] :
+       {std::tuple{400, "100.0%", "\"utilization\": 1,"}, std::tuple{600, "150.0%", "\"utilization\": 1.5,"}}) {
+    const Completed c = check(check_scenario(1, services, users(rate)), "--fail-on-overload");
+    EXPECT_EQ(c.exit_code, 3) << c.err;
+    EXPECT_NE(c.out.find(text), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("UNSTABLE  OVERLOAD"), std::string::npos) << c.out;
+    const Completed j = check(check_scenario(1, services, users(rate)), "--json");
+    EXPECT_EQ(j.exit_code, 0) << j.err;
+    EXPECT_NE(j.out.find(json), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"stable\": false, \"overloaded\": true"), std::string::npos) << j.out;
+  }
+}
+
+TEST(DrsimBinaryCheck, TheLargestConcurrencyWorks) {
+  // 4e9 workers took time linear in the concurrency; 2^32 - 1 with a queue
+  // limit overflowed K = c + queueLimit in 32 bits (exit 1).
+  for (const std::string pool : {"concurrency: 4000000000\n", "concurrency: 4294967295\n        queueLimit: 50\n"}) {
+    const std::string services = "      - name: front\n        " + pool +
+                                 "        serviceTime: {kind: exponential, mean: 10ms}\n"
+                                 "        replicas: [{zone: z0, replicas: 1}, {zone: z1, replicas: 1}]\n";
+    const Completed c = check(check_scenario(2, services, users(1000)));
+    EXPECT_EQ(c.exit_code, 0) << pool << c.err;
+    EXPECT_NE(c.out.find("front          z0                   1      500.0    0.0%"), std::string::npos) << c.out;
+  }
+}
+
+TEST(DrsimBinaryCheck, TwoThousandZones) {
+  // A case per zone: the zones x zones round-trip table per case made this
+  // cubic in time (3,000 zones hung) and 30,000 zones ran out of memory.
+  // Services in three zones; the report has 2,001 cases.
+  const std::string services =
+      "      - name: front\n        concurrency: 8\n        serviceTime: {kind: exponential, mean: 5ms}\n"
+      "        replicas: [{zone: z0, replicas: 2}, {zone: z1, replicas: 2}, {zone: z1999, replicas: 2}]\n"
+      "        calls: [{service: back}]\n"
+      "      - name: back\n        concurrency: 4\n        serviceTime: {kind: exponential, mean: 5ms}\n"
+      "        replicas: [{zone: z0, replicas: 2}, {zone: z1, replicas: 2}]\n";
+  const Completed c = check(check_scenario(2000, services, users(300)), "--json");
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  std::size_t cases = 0;
+  for (std::size_t at = c.out.find("\"name\": "); at != std::string::npos; at = c.out.find("\"name\": ", at + 1)) {
+    ++cases;
+  }
+  EXPECT_EQ(cases, 2001u);
+  EXPECT_NE(c.out.find("\"name\": \"zone z1999 down\""), std::string::npos);
 }
 
 }  // namespace
