@@ -1,7 +1,7 @@
 # drsim: two commands on a fresh Debian 12 machine.
 #   make demo   install missing packages, build (Release), install, run the default scenario
 #   make test   build and run every test: GoogleTest (ctest), pytest, notebooks,
-#               and each fuzz target for FUZZ_SMOKE_SECONDS (fuzz-smoke)
+#               and a short run of each fuzz target (fuzz-smoke)
 #   make fuzz   the fuzz targets for FUZZ_SECONDS in all (docs/fuzzing.md)
 # The Debian package list is scripts/debian-packages.txt.
 
@@ -71,12 +71,14 @@ fuzz-build: deps
 FUZZ_SECONDS ?= 1800
 FUZZ_PARALLEL ?= 2
 fuzz: fuzz-build
-	fuzz/run_fuzz.sh $(FUZZ_DIR) $$(( $(FUZZ_SECONDS) * $(FUZZ_PARALLEL) / 4 )) $(FUZZ_PARALLEL)
+	fuzz/run_fuzz.sh --seconds $$(( $(FUZZ_SECONDS) * $(FUZZ_PARALLEL) / 4 )) --parallel $(FUZZ_PARALLEL) $(FUZZ_DIR)
 
-# The short run of make test: each target for FUZZ_SMOKE_SECONDS.
-FUZZ_SMOKE_SECONDS ?= 20
+# The short run of make test: each target tries FUZZ_SMOKE_RUNS inputs from
+# the seeds with a fixed libFuzzer seed, the same inputs every time (about
+# 20 s a target on 2 cores).
+FUZZ_SMOKE_RUNS ?= 2000
 fuzz-smoke: fuzz-build
-	fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS) $(FUZZ_PARALLEL)
+	fuzz/run_fuzz.sh --runs $(FUZZ_SMOKE_RUNS) --parallel $(FUZZ_PARALLEL) $(FUZZ_DIR)
 
 bench: build
 	$(BUILD_DIR)/bench/event_queue_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true

@@ -1,17 +1,33 @@
 #!/bin/bash
-# Runs the libFuzzer targets of a fuzz build (make fuzz, make fuzz-smoke):
-#   fuzz/run_fuzz.sh BUILD_DIR SECONDS_PER_TARGET [PARALLEL]
-# PARALLEL targets run at once (default 2: one per core of the CI machine),
-# each for SECONDS_PER_TARGET, on BUILD_DIR/corpus/<target> (kept between
-# runs, seeded from the shipped scenarios by fuzz/make_seeds.py). Prints
-# each target's executions, corpus and coverage, and exits 1 when a target
-# found a crash, a hang (a unit slower than 10 s) or an out-of-memory
-# (over 2 GB): its input is in BUILD_DIR/findings/<target>/, the report in
+# Runs the libFuzzer targets of a fuzz build:
+#   fuzz/run_fuzz.sh --seconds N [--parallel P] BUILD_DIR   (make fuzz)
+#   fuzz/run_fuzz.sh --runs N [--parallel P] BUILD_DIR      (make fuzz-smoke, in make test)
+# --seconds: each target fuzzes for N seconds on BUILD_DIR/corpus/<target>,
+# kept and grown between runs, with a random seed. --runs: each target tries
+# N inputs from the seeds alone with libFuzzer's seed 1, so that the short
+# run of make test tries the same inputs every time. P targets run at once
+# (default 2: one per core of the CI machine). The seeds are the shipped
+# scenarios (fuzz/make_seeds.py). Prints each target's executions, corpus and
+# coverage, and exits 1 when a target found a crash, an internal error, a
+# hang (a unit slower than 10 s) or an out-of-memory (over 2 GB): its input
+# is in BUILD_DIR/findings/<target>/ until the next run, the report in
 # BUILD_DIR/logs/<target>.log.
 set -u
-build_dir=$1
-seconds=$2
-parallel=${3:-2}
+usage() {
+  echo "usage: $0 (--seconds N | --runs N) [--parallel P] BUILD_DIR" >&2
+  exit 2
+}
+limit=() smoke= parallel=2 build_dir=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) limit=(-max_total_time="$2"); shift 2 ;;
+    --runs) limit=(-runs="$2" -seed=1) smoke=1; shift 2 ;;
+    --parallel) parallel=$2; shift 2 ;;
+    -*) usage ;;
+    *) build_dir=$1; shift ;;
+  esac
+done
+[ -n "$build_dir" ] && [ ${#limit[@]} -gt 0 ] || usage
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=(fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run)
 
@@ -19,13 +35,17 @@ targets=(fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run)
 mkdir -p "$build_dir/logs"
 
 run_target() {
-  local target=$1
-  mkdir -p "$build_dir/corpus/$target" "$build_dir/findings/$target"
+  local target=$1 corpus=$build_dir/corpus/$target
+  if [ -n "$smoke" ]; then
+    corpus=$build_dir/smoke-corpus/$target  # starts from the seeds alone
+    rm -rf "$corpus"
+  fi
+  rm -rf "$build_dir/findings/$target"  # only this run's findings
+  mkdir -p "$corpus" "$build_dir/findings/$target"
   # The seeds go in as a second corpus directory: read, never written.
-  # -detect_leaks: a leak per input would exhaust a long run.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$build_dir/fuzz/$target" "$build_dir/corpus/$target" "$build_dir/seeds/$target" \
-    -dict="$root/fuzz/scenario.dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "$build_dir/fuzz/$target" "$corpus" "$build_dir/seeds/$target" "${limit[@]}" \
+    -dict="$root/fuzz/scenario.dict" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build_dir/findings/$target/" \
     >"$build_dir/logs/$target.log" 2>&1
   echo $? >"$build_dir/logs/$target.status"
@@ -48,7 +68,7 @@ summary() {
       "${per_second:-?}" "${corp:-?}" "${cov:-?}"
   else
     printf '%-22s FOUND    exit %s after %s execs: %s\n' "$target" "$status" "${execs:-?}" \
-      "$(grep -m1 -E 'ERROR: |internal error|ALARM|out-of-memory|Test unit written' "$log")"
+      "$(grep -m1 -E 'ERROR: |internal error|ALARM|out-of-memory' "$log")"
     ls "$build_dir/findings/$target" | sed "s|^|    $build_dir/findings/$target/|"
   fi
 }
