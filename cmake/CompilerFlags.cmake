@@ -26,3 +26,15 @@ endif()
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
+
+# The fuzz build (fuzz/CMakeLists.txt): every library instrumented for
+# libFuzzer's coverage feedback and checked by ASan and UBSan; a sanitizer
+# report is a crash for libFuzzer (no recovery).
+if(DRSIM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "DRSIM_FUZZ needs clang (libFuzzer): -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  set(drsim_fuzz_flags -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_compile_options(drsim_flags INTERFACE ${drsim_fuzz_flags})
+  target_link_options(drsim_flags INTERFACE -fsanitize=address,undefined)
+endif()

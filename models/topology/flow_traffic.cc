@@ -13,7 +13,7 @@ class FlowTraffic::Stream final : public FlowNetwork {
   Stream(FlowTraffic& traffic, std::size_t index) : traffic_(traffic), index_(index) {}
 
   FlowId start_flow(std::size_t from, std::size_t to, std::int64_t bytes, Done done) override {
-    return traffic_.start(index_, from, to, bytes, std::move(done));
+    return traffic_.start_flow(index_, from, to, bytes, std::move(done));
   }
   bool cancel_flow(FlowId id) override { return traffic_.network_.cancel_flow(id); }
   std::int64_t bytes_remaining(FlowId id) const override { return traffic_.network_.bytes_remaining(id); }
@@ -80,8 +80,8 @@ const std::vector<LinkIndex>& FlowTraffic::route_links(std::size_t from, std::si
   return *cached;
 }
 
-FlowId FlowTraffic::start(std::size_t stream, std::size_t from, std::size_t to, std::int64_t bytes,
-                          FlowNetwork::Done done) {
+FlowId FlowTraffic::start_flow(std::size_t stream, std::size_t from, std::size_t to, std::int64_t bytes,
+                               FlowNetwork::Done done) {
   if (from >= topology_.zone_count() || to >= topology_.zone_count()) {
     throw SimulationError("flow traffic: a flow between unknown zones");
   }

@@ -81,7 +81,8 @@ class FlowTraffic : public Component {
     std::int64_t counted = 0;  // bytes moved already counted
   };
 
-  FlowId start(std::size_t stream, std::size_t from, std::size_t to, std::int64_t bytes, FlowNetwork::Done done);
+  // Not start(): that name is Component::start, which this would hide (clang's -Woverloaded-virtual).
+  FlowId start_flow(std::size_t stream, std::size_t from, std::size_t to, std::int64_t bytes, FlowNetwork::Done done);
   void count(OpenFlow& flow, std::int64_t remaining);
   void opened(const OpenFlow& flow, int delta);
   void arm_sample();
