@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "io/value_codecs.h"
 #include "sim/units.h"
 
 namespace drsim::cli {
@@ -132,6 +133,10 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
         throw UsageError(std::string("--until: ") + e.what());
       }
       if (*args.until <= Duration::zero()) throw UsageError("--until: expected a positive duration, got \"" + text + "\"");
+      if (*args.until > kLongestScenarioTime) {
+        throw UsageError("--until: expected a duration of at most " + format_duration(kLongestScenarioTime) +
+                         ", got \"" + text + "\"");
+      }
     } else if (run && is(word, "--out")) {
       args.out_dir = value_of(word, "--out");
     } else if (run && (word == "--quiet" || word == "-q")) {

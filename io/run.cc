@@ -7,6 +7,8 @@
 
 #include "io/result_writer.h"
 #include "io/run_estimate.h"
+#include "io/scenario_error.h"
+#include "io/value_codecs.h"
 #include "models/data/database.h"
 #include "models/data/flow_replication_transport.h"
 #include "models/data/kafka_consumer_group.h"
@@ -274,6 +276,13 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   result.scenario = scenario;
   result.seed = options.seed.value_or(scenario.spec.seed);
   result.horizon = SimTime{options.until.value_or(scenario.spec.duration)};
+  // The same bound as every duration of the scenario (io/value_codecs.h).
+  if (result.horizon.time_since_epoch() > kLongestScenarioTime) {
+    throw ScenarioError(Diagnostic{.file = scenario.source_file,
+                                   .message = "until: expected a duration of at most " +
+                                              format_duration(kLongestScenarioTime) + ", got " +
+                                              format_duration(result.horizon.time_since_epoch())});
+  }
 
   SimulationOptions sim_options;
   sim_options.seed = result.seed;
@@ -281,7 +290,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   sim_options.max_wall_time = guards.max_wall_time;
   sim_options.max_events_per_instant = guards.max_events_per_instant;
   sim_options.max_memory_bytes = memory_limit(guards);
-  sim_options.max_event_rate = guards.max_event_rate;
+  sim_options.max_event_rate = static_cast<double>(guards.max_event_rate);
   // maxWallTime counts the build too: it is part of what the user waits for.
   sim_options.wall_start = std::chrono::steady_clock::now();
   sim_options.stop_flag = options.stop_flag;

@@ -88,6 +88,14 @@ TEST(RunLimits, TimelineTimesBeyondTheClockAreRefusedAtLoad) {
   EXPECT_TRUE(Contains(c.err, "expected a duration of at most 20000d")) << c.err;
 }
 
+TEST(RunLimits, AHorizonBeyondTheClockIsRefused) {
+  // With windows long enough for the estimate to pass, the clock itself is the limit.
+  const Completed c = run_drsim(
+      "run scenarios/readme_example.yaml --quiet --until 100000d --set spec.metricsWindow=20000d --out /tmp/unused");
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_TRUE(Contains(c.err, "--until: expected a duration of at most 20000d, got \"100000d\"")) << c.err;
+}
+
 // ---- stopped by a guard: exit 4, results written
 
 TEST(RunLimits, AnArrivalStormIsStoppedByTheEventRate) {

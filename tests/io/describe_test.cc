@@ -12,7 +12,7 @@ TEST(Describe, SummarizesTheResolvedScenario) {
   from tests/data/scenarios/good/startafter_chain.yaml
   --set spec.seed=3
   runs 3h of simulated time, seed 3
-  guards: maxEvents 0, maxWallTime 0s, maxEventsPerInstant 10000000, maxMemory 0B, maxEventRate 1e+07
+  guards: maxEvents 0, maxWallTime 0s, maxEventsPerInstant 10000000, maxMemory 0B, maxEventRate 10000000
 
 Topology (inline): 2 regions, 3 zones, 1 link
   region eu-west-1: eu-west-1a, eu-west-1b (inter-zone rtt 1ms)

@@ -50,7 +50,7 @@ spec:
     maxWallTime: 2m
     maxEventsPerInstant: 10000000
     maxMemory: 0B
-    maxEventRate: 1e+07
+    maxEventRate: 10000000
   load: []
   metricsWindow: 1s
   podMetrics: false

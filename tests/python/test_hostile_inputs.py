@@ -187,7 +187,7 @@ def test_a_stray_comma_is_a_scenario_error_not_an_endless_parse(text: str) -> No
 def test_a_stray_comma_in_an_override_value(inline_scenario: drsim.Scenario) -> None:
     with pytest.raises(drsim.ScenarioError, match=r"^--set spec.seed=,:1:1: expected a value"):
         inline_scenario.with_overrides(["spec.seed=,"])
-    with pytest.raises(drsim.ScenarioError, match=r"^--set spec.seed=1\n---\n2:3:1: expected one YAML value, got 2 "
+    with pytest.raises(drsim.ScenarioError, match=r"^--set spec.seed=1\\x0a---\\x0a2:3:1: expected one YAML value, got 2 "
                        r"documents$"):
         inline_scenario.with_overrides(["spec.seed=1\n---\n2"])
 

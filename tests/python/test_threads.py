@@ -20,7 +20,7 @@ import pytest
 
 import drsim
 
-CHECK_EVERY = 4096  # events between two checks of the stop flag (sim/simulation.cc)
+CHECK_EVERY = 4096  # the most events between two looks at the stop flag (sim/run_guards.h: the batch adapts)
 
 
 def test_run_releases_the_gil(many_steps: Callable[[int], drsim.Scenario]) -> None:
@@ -114,7 +114,8 @@ def test_ctrl_c_raises_run_interrupted_with_the_partial_result(
     o = r.outcome
     assert o.complete is False
     assert o.reason == "interrupted"
-    assert o.events == CHECK_EVERY
+    # Stopped at the next look after the first report, a batch of at most CHECK_EVERY events.
+    assert 1 <= o.events <= CHECK_EVERY
     assert 0 < o.end_t_s < scenario.duration_s
     # Everything recorded up to the interruption is there.
     assert len(r.events()) > 0
@@ -144,7 +145,7 @@ def test_exception_in_the_callback_stops_the_run(many_steps: Callable[[int], drs
         many_steps(3 * CHECK_EVERY).run(progress=boom)
     result = info.value.result  # type: ignore[attr-defined]
     assert result.outcome.reason == "interrupted"
-    assert result.outcome.events == CHECK_EVERY
+    assert 1 <= result.outcome.events <= CHECK_EVERY
 
 
 def test_callback_raising_at_the_end_keeps_the_result(inline_scenario: drsim.Scenario) -> None:
