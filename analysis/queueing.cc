@@ -236,6 +236,43 @@ QueueMetrics mmck_metrics(Rate arrivals, Duration mean_service, std::size_t serv
 
 namespace queueing_detail {
 
+namespace {
+
+// The gated queue's state, normalised: P(n >= c), P(the last state), the
+// busy servers below c and the mean queue.
+struct GatedQueueState {
+  double overflow = 0;
+  double full = 0;  // the queued stream is rejected here
+  double busy_below = 0;
+  double in_queue = 0;
+  bool clamp_wait = false;  // wait probability floored at 0
+};
+
+// The metrics of a gated queue from its state, whichever way it was summed.
+GatedQueueMetrics gated_metrics_from(double gated, double others, double c, const GatedQueueState& q) {
+  GatedQueueMetrics out;
+  out.overflow = q.overflow;
+  const double busy = q.busy_below + c * q.overflow;
+  QueueMetrics& m = out.queue;
+  const double admitted_gated = gated * (1.0 - q.overflow);
+  m.throughput_per_s = admitted_gated + others * (1.0 - q.full);
+  const double arrivals = admitted_gated + others;
+  m.blocking_probability = arrivals > 0 ? others * q.full / arrivals : 0.0;
+  m.utilization = busy / c;
+  m.mean_queue_length = q.in_queue;
+  m.mean_in_system = busy + q.in_queue;
+  if (m.throughput_per_s > 0) {
+    // Only the queued stream waits, when it finds every server busy.
+    const double waiting = q.overflow - q.full;
+    m.wait_probability = others * (q.clamp_wait ? std::max(0.0, waiting) : waiting) / m.throughput_per_s;
+    m.mean_wait = seconds(q.in_queue / m.throughput_per_s);
+    m.mean_response = seconds(m.mean_in_system / m.throughput_per_s);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<GatedQueueMetrics> gated_queue_metrics_by_states(Rate gated_offered, Rate queued, Duration mean_service,
                                                                std::size_t servers,
                                                                std::optional<std::size_t> waiting_room) {
@@ -281,26 +318,11 @@ std::optional<GatedQueueMetrics> gated_queue_metrics_by_states(Rate gated_offere
   const double at_c = std::exp(log_q[servers] - top);
   const double total = below + at_c * tail_mass;
 
-  GatedQueueMetrics out;
-  out.overflow = at_c * tail_mass / total;
-  const double full = at_c * last / total;  // the queued stream is rejected here
-  const double in_queue = at_c * tail_queue / total;
-  const double busy = busy_below / total + c * out.overflow;
-  QueueMetrics& m = out.queue;
-  const double admitted_gated = gated * (1.0 - out.overflow);
-  m.throughput_per_s = admitted_gated + others * (1.0 - full);
-  const double arrivals = admitted_gated + others;
-  m.blocking_probability = arrivals > 0 ? others * full / arrivals : 0.0;
-  m.utilization = busy / c;
-  m.mean_queue_length = in_queue;
-  m.mean_in_system = busy + in_queue;
-  if (m.throughput_per_s > 0) {
-    // Only the queued stream waits, when it finds every server busy.
-    m.wait_probability = others * (out.overflow - full) / m.throughput_per_s;
-    m.mean_wait = seconds(in_queue / m.throughput_per_s);
-    m.mean_response = seconds(m.mean_in_system / m.throughput_per_s);
-  }
-  return out;
+  return gated_metrics_from(gated, others, c,
+                            GatedQueueState{.overflow = at_c * tail_mass / total,
+                                            .full = at_c * last / total,
+                                            .busy_below = busy_below / total,
+                                            .in_queue = at_c * tail_queue / total});
 }
 
 std::optional<GatedQueueMetrics> gated_queue_metrics_closed_form(Rate gated_offered, Rate queued, Duration mean_service,
@@ -314,24 +336,13 @@ std::optional<GatedQueueMetrics> gated_queue_metrics_closed_form(Rate gated_offe
   std::optional<double> room;
   if (waiting_room) room = static_cast<double>(*waiting_room);
   const ChainMoments p = chain_moments((gated + others) * service_s, servers, rho, room);
-  GatedQueueMetrics out;
-  out.overflow = p.at_least_c;
-  const double full = p.last;  // the queued stream is rejected here
-  const double busy = p.busy_below + c * p.at_least_c;
-  QueueMetrics& m = out.queue;
-  const double admitted_gated = gated * (1.0 - out.overflow);
-  m.throughput_per_s = admitted_gated + others * (1.0 - full);
-  const double arrivals = admitted_gated + others;
-  m.blocking_probability = arrivals > 0 ? others * full / arrivals : 0.0;
-  m.utilization = busy / c;
-  m.mean_queue_length = p.queue;
-  m.mean_in_system = busy + p.queue;
-  if (m.throughput_per_s > 0) {
-    m.wait_probability = others * std::max(0.0, out.overflow - full) / m.throughput_per_s;
-    m.mean_wait = seconds(p.queue / m.throughput_per_s);
-    m.mean_response = seconds(m.mean_in_system / m.throughput_per_s);
-  }
-  return out;
+  // Rounding in the closed forms can put overflow a hair below full.
+  return gated_metrics_from(gated, others, c,
+                            GatedQueueState{.overflow = p.at_least_c,
+                                            .full = p.last,
+                                            .busy_below = p.busy_below,
+                                            .in_queue = p.queue,
+                                            .clamp_wait = true});
 }
 
 }  // namespace queueing_detail

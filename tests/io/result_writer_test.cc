@@ -17,6 +17,7 @@
 #include "io/output_error.h"
 #include "io/results_folder.h"
 #include "io/scenario_loader.h"
+#include "tests/cli/cli_test_support.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {
@@ -48,8 +49,8 @@ spec:
         concurrency: 4
         serviceTime: {kind: constant, value: 50ms}
 )" << service_tail
-       << "        replicas:\n          - {zone: a, replicas: " << replicas << "}\n          - {zone: b, replicas: "
-       << replicas << R"(}
+       << "        replicas:\n          - {zone: a, replicas: " << replicas
+       << "}\n          - {zone: b, replicas: " << replicas << R"(}
   load:
     - name: web
       service: api
@@ -174,8 +175,8 @@ TEST(Objectives, TargetsAreValidatedWithTheirPositions) {
       testing::load_error(zone_outage("2", "", "", "  objectives: {latencyP99Window: 1m}\n"));
   EXPECT_NE(latency_alone.find("spec.objectives.latencyP99Window"), std::string::npos) << latency_alone;
   EXPECT_NE(latency_alone.find("has no latencyP99 target"), std::string::npos) << latency_alone;
-  const std::string latency_grid = testing::load_error(
-      zone_outage("2", "", "", "  objectives: {latencyP99: 1s, latencyP99Window: 2500ms}\n"));
+  const std::string latency_grid =
+      testing::load_error(zone_outage("2", "", "", "  objectives: {latencyP99: 1s, latencyP99Window: 2500ms}\n"));
   EXPECT_NE(latency_grid.find("expected a multiple of metricsWindow (1s), got 2.5s"), std::string::npos)
       << latency_grid;
   EXPECT_NE(testing::load_error(zone_outage("2", "", "", "  objectives: {rto: 0s}\n")).find("rto"), std::string::npos);
@@ -209,7 +210,8 @@ TEST(Objectives, ALatencyWindowRecordsTheTrailingP99AndJudgesIt) {
   EXPECT_DOUBLE_EQ(*r.verdicts[0].measured, worst);
   EXPECT_TRUE(r.verdicts[0].pass);
   // Without the window nothing extra is recorded.
-  const RunResult plain = run_scenario(load_scenario_text(zone_outage("2", "", "", "  objectives: {latencyP99: 10s}\n")));
+  const RunResult plain =
+      run_scenario(load_scenario_text(zone_outage("2", "", "", "  objectives: {latencyP99: 10s}\n")));
   for (const Recorder::Series& s : plain.recorder().series_list()) EXPECT_NE(s.metric, "client.latency_p99_window_s");
 }
 
@@ -230,8 +232,8 @@ TEST(Objectives, TheSummaryJudgesOnlyDeclaredTargets) {
 }
 
 TEST(FaultKpis, ARunStoppedByAGuardReportsTheFaultsItReached) {
-  const RunResult r = run_scenario(load_scenario_text(zone_outage("2", "", "      duration: 6s\n",
-                                                                  "  guards: {maxEvents: 1600}\n")));
+  const RunResult r =
+      run_scenario(load_scenario_text(zone_outage("2", "", "      duration: 6s\n", "  guards: {maxEvents: 1600}\n")));
   ASSERT_FALSE(r.outcome.complete());
   ASSERT_GT(r.outcome.end_time, SimTime{5305ms});
   ASSERT_LT(r.outcome.end_time, SimTime{11305ms});
@@ -356,21 +358,7 @@ TEST(ResultsFolder, LongNamesAreCutWithAHashThatKeepsThemApart) {
   EXPECT_EQ(results_folder_name(std::string(81, 'y')).size(), kMaxResultsFolderChars);
 }
 
-// A fresh empty folder, removed at the end of the test.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() /
-              ("drsim-result-writer-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TempDir;  // tests/cli/cli_test_support.h
 
 // The error write_results throws for dir, or a failure.
 OutputError write_error(const RunResult& r, const std::filesystem::path& dir) {
