@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "models/service/service_time.h"
+#include "models/load/service_time.h"
 
 namespace drsim {
 

@@ -16,8 +16,8 @@ std::string name_list(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
-const ServiceConfig& find_service(const Scenario& scenario, const std::string& name) {
-  const auto& services = scenario.spec.topology.config.services;
+const ServiceConfig& find_service(const PolicyAdviceScenario& scenario, const std::string& name) {
+  const auto& services = scenario.services;
   const auto it = std::find_if(services.begin(), services.end(), [&](const auto& s) { return s.name == name; });
   if (it != services.end()) return *it;
   std::vector<std::string> names;
@@ -25,12 +25,12 @@ const ServiceConfig& find_service(const Scenario& scenario, const std::string& n
   throw PolicyAdviceError("no service " + quoted(name) + " in the scenario (services: " + name_list(names) + ")");
 }
 
-const KubeDeploymentConfig& find_deployment(const Scenario& scenario, const std::string& service) {
-  if (!scenario.spec.kubernetes) {
+const KubeDeploymentConfig& find_deployment(const PolicyAdviceScenario& scenario, const std::string& service) {
+  if (!scenario.kubernetes) {
     throw PolicyAdviceError("service " + quoted(service) +
                             " has no deployment: the scenario has no spec.kubernetes section");
   }
-  const auto& deployments = scenario.spec.kubernetes->deployments;
+  const auto& deployments = scenario.kubernetes->deployments;
   const auto it =
       std::find_if(deployments.begin(), deployments.end(), [&](const auto& d) { return d.service == service; });
   if (it != deployments.end()) return *it;
@@ -40,9 +40,9 @@ const KubeDeploymentConfig& find_deployment(const Scenario& scenario, const std:
                           " has no deployment in spec.kubernetes.deployments (deployed: " + name_list(names) + ")");
 }
 
-void check_zone(const Scenario& scenario, const ServiceConfig& service, const std::string& zone) {
+void check_zone(const PolicyAdviceScenario& scenario, const ServiceConfig& service, const std::string& zone) {
   std::vector<std::string> topology_zones;
-  for (const auto& region : scenario.spec.topology.config.regions) {
+  for (const auto& region : scenario.topology.regions) {
     for (const auto& z : region.zones) topology_zones.push_back(z.name);
   }
   if (std::find(topology_zones.begin(), topology_zones.end(), zone) == topology_zones.end()) {
@@ -65,8 +65,8 @@ Resources pod_size(const ServiceConfig& service, const KubeDeploymentConfig& dep
 
 // The child clusters at time 0: every deployment's starting pods placed as the control plane places them
 // (deployments in order, each service's zones in order), so that what is left is what the scale-out can use.
-ChildCluster cluster_at_start(const Scenario& scenario) {
-  const KubernetesConfig& kube = *scenario.spec.kubernetes;
+ChildCluster cluster_at_start(const PolicyAdviceScenario& scenario) {
+  const KubernetesConfig& kube = *scenario.kubernetes;
   std::vector<NodePool> pools;
   for (const NodePoolConfig& p : kube.node_pools) {
     pools.push_back(NodePool{.name = p.name,
@@ -99,11 +99,11 @@ ChildCluster cluster_at_start(const Scenario& scenario) {
 
 }  // namespace
 
-PolicyAdvice advise_policy(const Scenario& scenario, const PolicyAdviceRequest& request) {
+PolicyAdvice advise_policy(const PolicyAdviceScenario& scenario, const PolicyAdviceRequest& request) {
   const ServiceConfig& service = find_service(scenario, request.service);
   const KubeDeploymentConfig& deployment = find_deployment(scenario, request.service);
   check_zone(scenario, service, request.failed_zone);
-  const KubernetesConfig& kube = *scenario.spec.kubernetes;
+  const KubernetesConfig& kube = *scenario.kubernetes;
 
   PolicyAdvice advice;
   advice.service = request.service;

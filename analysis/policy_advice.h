@@ -26,9 +26,11 @@
 #include <string>
 #include <vector>
 
-#include "io/scenario.h"
+#include "models/kube/kube_config.h"
 #include "models/kube/policy_recommendation.h"
 #include "models/kube/zone_split.h"
+#include "models/service/service_config.h"
+#include "models/topology/topology_config.h"
 
 namespace drsim {
 
@@ -55,9 +57,9 @@ struct PolicyAdvice {
   std::uint32_t failed_zone_replicas = 0;  // of those, in the failed zone
   std::uint32_t needed = 0;
   bool migrate = false;
-  std::vector<ZoneState> zones;  // the parent scheduler's view, in the service's zone order
+  std::vector<ZoneState> zones;   // the parent scheduler's view, in the service's zone order
   DeploymentPolicyConfig policy;  // the declared policy
-  ZoneSplit current;  // what the declared policy does with `needed` replicas
+  ZoneSplit current;              // what the declared policy does with `needed` replicas
   // The policies that place every needed replica, least deviation first; the declared one ("current") is
   // among them when it already allows the scale-out.
   std::vector<PolicyRecommendation> candidates;
@@ -65,8 +67,16 @@ struct PolicyAdvice {
   bool allowed() const { return !candidates.empty(); }
 };
 
+// What the advice reads of a scenario: its topology, its services and its
+// Kubernetes section (null when it has none).
+struct PolicyAdviceScenario {
+  const TopologyConfig& topology;
+  const std::vector<ServiceConfig>& services;
+  const KubernetesConfig* kubernetes = nullptr;
+};
+
 // Throws PolicyAdviceError for bad input (see above).
-PolicyAdvice advise_policy(const Scenario& scenario, const PolicyAdviceRequest& request);
+PolicyAdvice advise_policy(const PolicyAdviceScenario& scenario, const PolicyAdviceRequest& request);
 
 // A policy on one line in the scenario's YAML keys, ready to paste as a deployment:policy step's `policy`:
 // {kind: spread, zones: [zone-a, zone-b], minZones: 2, maxZoneShare: 67%, extend: true}. Only the keys its

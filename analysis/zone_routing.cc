@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "models/service/service_time.h"
+#include "models/load/service_time.h"
 
 namespace drsim {
 

@@ -71,10 +71,11 @@ int recommend_policy_command(const Arguments& args, const Console& console) {
   const Scenario scenario = load_scenario_file(args.file, args.overrides);
   PolicyAdvice advice;
   try {
-    advice = advise_policy(scenario, PolicyAdviceRequest{.service = args.service,
-                                                         .failed_zone = args.zone,
-                                                         .replicas = args.replicas,
-                                                         .migrate = args.migrate});
+    const KubernetesConfig* kubernetes = scenario.spec.kubernetes ? &*scenario.spec.kubernetes : nullptr;
+    advice = advise_policy(
+        {scenario.spec.topology.config, scenario.spec.topology.config.services, kubernetes},
+        PolicyAdviceRequest{
+            .service = args.service, .failed_zone = args.zone, .replicas = args.replicas, .migrate = args.migrate});
   } catch (const PolicyAdviceError& e) {
     // Names from the command line, not the file: no position to give, and no usage text to repeat.
     std::fprintf(console.err, "drsim: recommend-policy: %s\n", e.what());

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "io/field_traits.h"
-#include "models/timeline/action_catalog.h"
-#include "models/timeline/action_config.h"
+#include "sim/field_traits.h"
+#include "models/actions/action_catalog.h"
+#include "models/actions/action_config.h"
 
 namespace drsim {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "io/csv_inputs.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario.h"
 #include "io/yaml_decode.h"
 #include "io/yaml_document.h"
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 
 namespace drsim {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <type_traits>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 
 namespace drsim {
 namespace {

@@ -29,7 +29,8 @@
 // A problem is reported at the YAML location of the `file:` value, with the
 // CSV position in the message:
 //   s.yaml:24:15: spec.load[0].load.file: traces/checkout.csv:14:5: expected a rate with a unit, e.g. "800rps", got "abc"
-// Internal to io/.
+// filled_from_file belongs to io/'s interface: every writer of scenario text
+// (io's and the Python bindings') leaves out the values a file filled.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -39,7 +40,7 @@
 #include "io/scenario_error.h"
 #include "io/source_map.h"
 #include "models/load/rate_profile.h"
-#include "models/service/service_time.h"
+#include "models/load/service_time.h"
 
 namespace drsim {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "io/action_parameters.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
 

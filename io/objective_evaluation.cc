@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/actions/action_catalog.h"
 #include "models/traffic/traffic_scheduler_config.h"
 #include "sim/json_scalars.h"
 
@@ -99,7 +100,8 @@ bool switch_empties_region(const ActionConfig& a) {
   return !stages.empty() && stages.back().share.value >= 1;
 }
 bool is_repair(std::string_view action) {
-  return action == "zone:recover" || action == "region:recover" || action == "link:restore";
+  const ActionSpecInfo* info = drsim::find_action(action);
+  return info != nullptr && info->role == ActionRole::kRepair;
 }
 
 std::optional<double> max_of(std::optional<double> a, double b) { return a ? std::max(*a, b) : b; }

@@ -2,7 +2,7 @@
 // Objectives and verdicts: what each fault of a run did in the terms of a
 // disaster-recovery drill (detection, traffic switch, RTO, RPO, errors and
 // latency during it) and whether the run met the targets of spec.objectives
-// (models/metrics/objectives.h). A pure function of what the run recorded:
+// (models/results/objectives.h). A pure function of what the run recorded:
 // the Recorder's series, events and KPIs, the fault report built from them
 // (io/result_writer.h) and the scenario. Nothing here runs the simulation.
 //

@@ -12,7 +12,7 @@
 #include "io/objective_evaluation.h"
 #include "io/output_error.h"
 #include "io/scenario_loader.h"
-#include "models/timeline/timeline.h"
+#include "models/actions/timeline.h"
 #include "sim/errors.h"
 #include "sim/json_scalars.h"
 #include "sim/units.h"

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "io/run.h"
-#include "models/metrics/fault_impact.h"
+#include "models/results/fault_impact.h"
 
 namespace drsim {
 
 // What each timeline step the run applied did to the clients, judged against
-// spec.objectives.successRatio (definitions: models/metrics/fault_impact.h).
+// spec.objectives.successRatio (definitions: models/results/fault_impact.h).
 // Computed from the Recorder and the Timeline, so it is the same however often
 // it is asked for; io/run.cc records it as fault.* KPIs.
 struct FaultReport {

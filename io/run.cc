@@ -12,27 +12,26 @@
 #include "models/data/database.h"
 #include "models/data/flow_replication_transport.h"
 #include "models/data/kafka_consumer_group.h"
-#include "models/data/kafka_producers.h"
+#include "models/service/kafka_producers.h"
 #include "models/data/kafka_topic.h"
 #include "models/data/raft_group.h"
 #include "models/kube/control_plane.h"
-#include "models/metrics/fault_impact.h"
-#include "models/metrics/zone_rollup.h"
+#include "models/results/fault_impact.h"
+#include "models/results/zone_rollup.h"
 #include "models/service/service.h"
-#include "models/timeline/timeline.h"
+#include "models/actions/timeline.h"
 #include "models/topology/failure_domains.h"
 #include "models/topology/flow_platform.h"
 #include "models/topology/flow_traffic.h"
 #include "models/topology/flow_transfers.h"
-#include "models/traffic/cdn_actions.h"
 #include "models/traffic/cdn_edges.h"
 #include "models/traffic/client_population.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/health_checker.h"
-#include "models/traffic/routing_actions.h"
 #include "models/traffic/routing_rules_store.h"
 #include "models/traffic/traffic_scheduler.h"
 #include "sim/errors.h"
+#include "sim/quote.h"
 #include "sim/simgrid/flow_network_component.h"
 
 namespace drsim {
@@ -110,14 +109,17 @@ std::unique_ptr<ReplicationTransport> replication_transport(FlowTraffic* flows, 
 }
 
 // The operator bulk copies of the timeline (flow:transfer), as flows.
-void build_flow_transfers(const ScenarioSpec& spec, Simulation& sim, FlowTraffic* flows, const Topology& topology,
-                          Timeline& timeline) {
-  if (flows == nullptr) return;
-  std::vector<ActionConfig> steps;
+FlowTransfers* build_flow_transfers(const ScenarioSpec& spec, Simulation& sim, FlowTraffic* flows,
+                                    const Topology& topology) {
+  if (flows == nullptr) return nullptr;
+  std::vector<TransferOrder> orders;
   for (const ActionConfig& a : spec.timeline) {
-    if (a.action == "flow:transfer") steps.push_back(a);
+    if (a.action != "flow:transfer") continue;
+    // The loader has checked the parameters; a miss here is a bug.
+    if (!a.to || !a.size) throw SimulationError("step " + quote(a.name) + ": flow:transfer needs to and size");
+    orders.push_back(TransferOrder{a.name, a.target.zone, *a.to, a.size->bytes});
   }
-  register_flow_transfer_actions(timeline, sim.add<FlowTransfers>(*flows, topology, steps));
+  return &sim.add<FlowTransfers>(*flows, topology, orders);
 }
 }  // namespace
 
@@ -164,23 +166,12 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     steps.push_back(TimelineStep{spec.timeline[r.index], r.start, r.end});
   }
   auto& timeline = sim->add<Timeline>("timeline", std::move(steps));
-  domains.register_actions(timeline);
-  register_service_actions(timeline, services);
-  // Populations whose routing rules live in a consensus group: their stores, filled once the groups exist.
-  auto rules_stores = std::make_shared<std::map<std::string, RoutingRulesStore*>>();
-  // And their traffic schedulers (routing.scheduler), filled once the health checkers exist.
-  auto schedulers = std::make_shared<std::map<std::string, TrafficScheduler*>>();
-  register_routing_actions(
-      timeline, populations, domains.topology(),
-      [rules_stores](const std::string& population) {
-        const auto it = rules_stores->find(population);
-        return it == rules_stores->end() ? nullptr : it->second;
-      },
-      [schedulers](const std::string& population) {
-        const auto it = schedulers->find(population);
-        return it == schedulers->end() ? nullptr : it->second;
-      });
-  build_flow_transfers(spec, *sim, flows, domains.topology(), timeline);
+  // What the timeline's actions act on, filled in as the models are built.
+  ActionContext& actions = timeline.context();
+  actions.domains = &domains;
+  actions.services = services;
+  actions.populations = populations;
+  actions.transfers = build_flow_transfers(spec, *sim, flows, domains.topology());
   std::vector<Database*> databases;
   for (const DatabaseConfig& config : spec.topology.config.databases) {
     databases.push_back(
@@ -194,7 +185,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
     return nullptr;
   };
   for (Service* s : services) s->connect_calls(find_service, find_database);
-  register_database_actions(timeline, databases);
+  actions.databases = databases;
   std::vector<RaftGroup*> groups;
   for (const RaftConfig& config : spec.topology.config.consensus_groups) {
     groups.push_back(&sim->add<RaftGroup>(config, domains, spec.metrics_window));
@@ -209,19 +200,18 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
       throw SimulationError("population \"" + config.name + "\": unknown consensus group \"" +
                             config.routing->rules_store + "\"");
     }
-    (*rules_stores)[config.name] = &sim->add<RoutingRulesStore>(config.name, *group,
+    actions.rules_stores[config.name] = &sim->add<RoutingRulesStore>(config.name, *group,
                                                                 config.routing->rules_retry_interval,
                                                                 spec.metrics_window);
   }
   // GSLB health checks and DNS caches of the routed populations (routing.healthCheck, routing.dns), once
   // the rules stores exist: a health checker's changes go through its population's store.
-  std::vector<CdnEdges*> cdns;
   for (std::size_t i = 0; i < populations.size(); ++i) {
     const ClientPopulationConfig& config = spec.load[i];
     if (!config.routing) continue;
     GeoRouter& router = *populations[i]->router();
-    const auto store = rules_stores->find(config.name);
-    RoutingRulesStore* rules = store == rules_stores->end() ? nullptr : store->second;
+    const auto store = actions.rules_stores.find(config.name);
+    RoutingRulesStore* rules = store == actions.rules_stores.end() ? nullptr : store->second;
     HealthChecker* checker = nullptr;
     if (config.routing->health_check) {
       const std::string& probed =
@@ -236,7 +226,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
                                                                spec.metrics_window);
       checker->hand_decisions_to([&scheduler](RegionIndex r, bool healthy) { scheduler.region_health(r, healthy); });
       populations[i]->on_routed([&scheduler](RegionIndex r) { scheduler.routed(r); });
-      (*schedulers)[config.name] = &scheduler;
+      actions.schedulers[config.name] = &scheduler;
     }
     CdnEdges* cdn = nullptr;
     if (config.cdn) {
@@ -245,7 +235,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
       cdn = &sim->add<CdnEdges>(config.name, *config.cdn, domains, *zone, *find_service(config.service), &router,
                                 checker, *populations[i], spec.metrics_window);
       populations[i]->use_cdn(cdn);
-      cdns.push_back(cdn);
+      actions.cdns.push_back(cdn);
     }
     if (config.routing->dns) {
       auto& dns = sim->add<DnsCaches>(config.name, *config.routing->dns, router, spec.metrics_window, &domains);
@@ -253,7 +243,6 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
       populations[i]->use_dns(&dns);
     }
   }
-  register_cdn_actions(timeline, std::move(cdns));
   // Kafka-style topics, their consumer groups, and the services that produce to them.
   std::vector<KafkaTopic*> topics;
   for (const TopicConfig& config : spec.topology.config.topics) {
@@ -265,8 +254,7 @@ std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, Simulatio
   }
   connect_service_producers(topics, services, domains.topology());
   if (spec.kubernetes) {
-    auto& control_plane = sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
-    register_kube_actions(timeline, control_plane);
+    actions.control_plane = &sim->add<KubeControlPlane>(*spec.kubernetes, &domains, services, spec.metrics_window);
   }
   return sim;
 }

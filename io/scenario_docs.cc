@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "io/action_parameters.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/json_text.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"

@@ -11,7 +11,7 @@
 #include "sim/quote.h"
 #include "io/suggest.h"
 #include "io/value_codecs.h"
-#include "models/timeline/action_catalog.h"
+#include "models/actions/action_catalog.h"
 #include "sim/units.h"
 
 namespace drsim {

@@ -8,7 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "io/csv_inputs.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
 

@@ -1,8 +1,9 @@
 #pragma once
 // How each leaf type of a field list is read from and written to scenario
 // text, and how messages and generated docs name it. The decoder, the YAML
-// writer and the docs/JSON Schema generators all go through these, so a
-// type's spelling is defined once. Internal to io/.
+// writer, the docs/JSON Schema generators and the front ends (cli flags,
+// the Python bindings' config values) all go through these, so a type's
+// spelling is defined once: part of io/'s interface, not internal to it.
 //
 // A codec has:
 //   kName      the type in docs and in flag messages ("duration": "expected a positive duration")

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/overrides.h"
 #include "sim/quote.h"
 #include "io/scenario.h"

@@ -1,7 +1,7 @@
 #pragma once
 // Shapes a field can have around its value type: std::optional<T> (may be
 // absent) and std::vector<T> (a YAML list). The decoder, the writer, the docs
-// generators and the validation peel these off the same way. Internal to io/.
+// generators, the validation and the Python bindings peel these off the same way.
 #include <optional>
 #include <type_traits>
 #include <vector>

@@ -1,13 +1,32 @@
 #pragma once
-// Every timeline action drsim knows: what it targets, which parameters it
-// takes, and whether it can be undone (a `duration` needs an undo). The loader
-// validates the timeline against this table and the docs list it, so adding
-// an action is one row here plus its handler in the model that performs it.
+// Every timeline action drsim knows, one row each: what it targets, which
+// parameters it takes (keys of ActionConfig's field list), whether it can be
+// undone (a `duration` needs an undo), its role in the fault report, and the
+// handler that performs it (action_handlers.h). The loader validates the
+// timeline against this table, the docs and describe_action list from it,
+// the fault report classifies by it, and the timeline dispatches through it:
+// adding an action is one row here plus its handler.
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace drsim {
+
+struct ActionConfig;   // action_config.h
+struct ActionContext;  // action_context.h
+
+enum class ActionPhase { kApply, kUndo };
+
+// What an action is to the fault report (models/results/fault_impact.h):
+//   kFault    - something breaks or is disturbed (a failure, a degradation,
+//               a planned switch-over): it gets a row with its impact;
+//   kRepair   - ends the faults its row names (zone:recover ends zone:fail);
+//   kOperator - mitigation or routine operation: no row, and it does not cut
+//               a fault's span short (the fault's recovery includes it).
+enum class ActionRole { kFault, kRepair, kOperator };
+std::string_view to_string(ActionRole role);
+
+using ActionHandlerFunction = void (*)(ActionContext& context, const ActionConfig& action, ActionPhase phase);
 
 // One field of an action's `target` (ActionTarget). An action requires a set
 // of them: zone:fail {zone}, traffic:cut {service, zone}, service:slow {service}.
@@ -36,14 +55,17 @@ class TargetSet {
 constexpr TargetSet operator|(TargetField a, TargetField b) { return TargetSet(a) | b; }
 
 struct ActionSpecInfo {
-  std::string_view name;       // "zone:fail"
+  std::string_view name;  // "zone:fail"
   TargetSet target;
-  std::string_view params[3];  // allowed parameter keys; empty entries unused
-  std::string_view required_params[3];
-  bool needs_a_parameter;      // at least one of params must be given
-  bool reversible;             // may carry a duration
-  std::string_view doc;
+  std::string_view params[3] = {};  // allowed parameter keys (ActionConfig fields); empty entries unused
+  std::string_view required_params[3] = {};
+  bool needs_a_parameter = false;      // at least one of params must be given
   bool exactly_one_parameter = false;  // of params, exactly one must be given (pods:kill: count or percent)
+  bool reversible = false;             // may carry a duration
+  ActionRole role = ActionRole::kFault;
+  std::string_view repairs[2] = {};  // kRepair: the faults it ends
+  ActionHandlerFunction handler = nullptr;
+  std::string_view doc;
 };
 
 std::span<const ActionSpecInfo> action_catalog();

@@ -42,7 +42,7 @@ struct ActionTarget {
 
 struct ActionConfig {
   std::string name;    // unique; other actions refer to it in startAfter
-  std::string action;  // e.g. "zone:fail"; io/action_catalog.h lists the known ones
+  std::string action;  // e.g. "zone:fail"; action_catalog.h lists the known ones
   std::optional<Duration> at;
   std::vector<std::string> start_after;
   Duration delay{};
@@ -69,8 +69,7 @@ struct ActionConfig {
   static constexpr auto fields() {
     return std::tuple{
         field("name", &ActionConfig::name, "Unique name of this step; startAfter refers to it.", kRequired),
-        field("action", &ActionConfig::action, "What happens, e.g. zone:fail (see the action catalog).",
-              kRequired),
+        field("action", &ActionConfig::action, "What happens, e.g. zone:fail (see the action catalog).", kRequired),
         field("at", &ActionConfig::at, "Start time from the beginning of the run. Exclusive with startAfter.",
               kNonNegative),
         field("startAfter", &ActionConfig::start_after,
@@ -79,8 +78,7 @@ struct ActionConfig {
         field("duration", &ActionConfig::duration,
               "Undo the action after this long (a failure recovers, a degradation ends).", kPositive),
         field("target", &ActionConfig::target, "What the action applies to.", kRequired),
-        field("latency", &ActionConfig::latency, "link:degrade: round-trip time added to the link.",
-              kNonNegative),
+        field("latency", &ActionConfig::latency, "link:degrade: round-trip time added to the link.", kNonNegative),
         field("loss", &ActionConfig::loss, "link:degrade: packet loss ratio while degraded.",
               kNonNegative | kAtMostOne),
         field("bandwidth", &ActionConfig::bandwidth, "link:degrade: link capacity while degraded.", kPositive),
@@ -92,8 +90,7 @@ struct ActionConfig {
               "service:scale: the zone's new pod count; deployment:scale: the deployment's spec.replicas."),
         field("count", &ActionConfig::count, "pods:kill: how many of the zone's pods to kill.", kPositive),
         field("percent", &ActionConfig::percent,
-              "pods:kill: the share of the zone's pods to kill (rounded down, at least one).",
-              kPositive | kAtMostOne),
+              "pods:kill: the share of the zone's pods to kill (rounded down, at least one).", kPositive | kAtMostOne),
         field("factor", &ActionConfig::factor, "service:slow: service times are multiplied by this.", kPositive),
         field("weight", &ActionConfig::weight, "routing:weight: the region's new routing weight.", kNonNegative),
         field("policy", &ActionConfig::policy, "deployment:policy: the deployment's new zone policy."),

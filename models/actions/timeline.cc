@@ -1,4 +1,4 @@
-#include "models/timeline/timeline.h"
+#include "models/actions/timeline.h"
 
 #include <sstream>
 #include <string>
@@ -45,6 +45,15 @@ void Timeline::on(std::string_view action, ActionHandler handler) {
 }
 
 void Timeline::attach() {
+  // The catalog's handlers, for the actions no on() handler took.
+  for (const TimelineStep& step : steps_) {
+    if (handlers_.contains(step.action.action)) continue;
+    const ActionSpecInfo* info = find_action(step.action.action);
+    if (info == nullptr || info->handler == nullptr) continue;
+    handlers_.emplace(step.action.action, [this, handler = info->handler](const ActionConfig& a, ActionPhase phase) {
+      handler(context_, a, phase);
+    });
+  }
   for (const TimelineStep& step : steps_) {
     if (handlers_.find(step.action.action) == handlers_.end()) {
       throw SimulationError("timeline step \"" + step.action.name + "\": no model handles action \"" +
@@ -56,9 +65,11 @@ void Timeline::attach() {
 void Timeline::start() {
   applied_position_.assign(steps_.size(), 0);
   for (std::size_t i = 0; i < steps_.size(); ++i) {
-    schedule_at(steps_[i].start, "timeline.apply", [this, i] { run(i, ActionPhase::kApply); }, kPriority);
+    schedule_at(
+        steps_[i].start, "timeline.apply", [this, i] { run(i, ActionPhase::kApply); }, kPriority);
     if (steps_[i].end) {
-      schedule_at(*steps_[i].end, "timeline.undo", [this, i] { run(i, ActionPhase::kUndo); }, kPriority);
+      schedule_at(
+          *steps_[i].end, "timeline.undo", [this, i] { run(i, ActionPhase::kUndo); }, kPriority);
     }
   }
 }

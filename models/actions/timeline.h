@@ -1,8 +1,11 @@
 #pragma once
 // Replays a scenario's timeline: at each step's start it applies the action,
-// and at its end (when the step has a duration) it undoes it. The models that
-// perform actions register handlers by action name; a step whose action
-// nobody handles is an error when the run starts, not a silent no-op.
+// and at its end (when the step has a duration) it undoes it. Each action is
+// performed by its catalog row's handler (action_catalog.h) on the models of
+// the timeline's context(), which the builder fills in; a handler registered
+// with on() takes the place of the catalog's (unit tests drive single models
+// so). A step whose action nobody handles is an error when the run starts,
+// not a silent no-op.
 #include <functional>
 #include <map>
 #include <optional>
@@ -10,7 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "models/timeline/action_config.h"
+#include "models/actions/action_catalog.h"
+#include "models/actions/action_config.h"
+#include "models/actions/action_context.h"
 #include "sim/component.h"
 
 namespace drsim {
@@ -20,8 +25,6 @@ struct TimelineStep {
   SimTime start{};
   std::optional<SimTime> end;  // the undo, when the step has a duration
 };
-
-enum class ActionPhase { kApply, kUndo };
 
 // A step as it ran: when it was applied and, if its duration ran out within
 // the run, when it was undone.
@@ -41,8 +44,10 @@ class Timeline : public Component {
 
   Timeline(std::string name, std::vector<TimelineStep> steps);
 
-  // Registers the handler for an action name; one handler per action.
+  // Registers a handler for an action name in place of the catalog's; one per action.
   void on(std::string_view action, ActionHandler handler);
+  // The models the catalog's handlers act on; fill in before the run starts.
+  ActionContext& context() { return context_; }
   const std::vector<TimelineStep>& steps() const { return steps_; }
   // Steps applied so far (undos not counted).
   std::size_t applied_count() const { return applied_; }
@@ -59,6 +64,7 @@ class Timeline : public Component {
   void run(std::size_t step, ActionPhase phase);
 
   std::vector<TimelineStep> steps_;
+  ActionContext context_;
   std::map<std::string, ActionHandler, std::less<>> handlers_;
   std::size_t applied_ = 0;
   std::vector<AppliedStep> applied_steps_;

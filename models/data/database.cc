@@ -667,23 +667,4 @@ void Database::restart_killed() {
   on_change();
 }
 
-void register_database_actions(Timeline& timeline, std::vector<Database*> databases) {
-  auto find = [databases](const ActionConfig& a) -> Database& {
-    for (Database* d : databases) {
-      if (d->config().name == a.target.database) return *d;
-    }
-    throw SimulationError("step " + quote(a.name) + ": no database " + quote(a.target.database));
-  };
-  timeline.on("database:failover", [find](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply) find(a).failover();
-  });
-  timeline.on("database:kill", [find](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply) {
-      find(a).kill_primary();
-    } else {
-      find(a).restart_killed();
-    }
-  });
-}
-
 }  // namespace drsim

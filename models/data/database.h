@@ -63,7 +63,6 @@
 #include "models/data/database_endpoint.h"
 #include "models/data/replication.h"
 #include "models/metrics/windowed_metrics.h"
-#include "models/timeline/timeline.h"
 #include "models/topology/failure_domains.h"
 #include "sim/component.h"
 
@@ -252,11 +251,5 @@ class Database : public Component {
   GaugeId g_available_, g_pending_;
   LatencyId l_delay_, l_commit_;
 };
-
-// Registers database:failover (apply: failover()) and database:kill (apply:
-// kill the primary; undo: restart it) for these databases; the step's
-// target.service names the database until the action target gets its own
-// `database` key.
-void register_database_actions(Timeline& timeline, std::vector<Database*> databases);
 
 }  // namespace drsim

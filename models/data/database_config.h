@@ -25,8 +25,8 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
-#include "models/service/service_time.h"
+#include "sim/config_problem.h"
+#include "models/load/service_time.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"

@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/data/tcp_config.h"
 #include "sim/fields.h"
 #include "sim/time.h"

@@ -36,7 +36,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"

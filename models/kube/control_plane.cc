@@ -808,27 +808,4 @@ std::uint32_t KubeControlPlane::nodes_in_zone(std::string_view zone) const {
   return n;
 }
 
-// ---- timeline ---------------------------------------------------------------------
-
-void register_kube_actions(Timeline& timeline, KubeControlPlane& cp) {
-  timeline.on("hpa:compensate", [&cp](const ActionConfig& a, ActionPhase phase) {
-    cp.set_hpa_compensation(a.target.service,
-                            phase == ActionPhase::kApply ? std::optional<std::string>(a.target.zone) : std::nullopt);
-  });
-  timeline.on("deployment:compensate", [&cp](const ActionConfig& a, ActionPhase phase) {
-    cp.set_replica_compensation(a.target.service, a.target.zone, phase == ActionPhase::kApply);
-  });
-  timeline.on("deployment:policy", [&cp](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply && !a.policy) {
-      throw SimulationError("step " + quote(a.name) + ": deployment:policy needs policy");
-    }
-    cp.set_policy(a.target.service, phase == ActionPhase::kApply ? a.policy : std::nullopt);
-  });
-  timeline.on("deployment:restart", [&cp](const ActionConfig& a, ActionPhase) { cp.restart(a.target.service); });
-  timeline.on("deployment:scale", [&cp](const ActionConfig& a, ActionPhase) {
-    if (!a.replicas) throw SimulationError("step " + quote(a.name) + ": deployment:scale needs replicas");
-    cp.scale(a.target.service, static_cast<std::int32_t>(*a.replicas));
-  });
-}
-
 }  // namespace drsim

@@ -49,8 +49,7 @@
 #include "models/kube/node_placement.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/service.h"
-#include "models/service/service_time.h"
-#include "models/timeline/timeline.h"
+#include "models/load/service_time.h"
 #include "models/topology/failure_domains.h"
 #include "sim/component.h"
 
@@ -211,9 +210,5 @@ class KubeControlPlane : public Component {
   std::optional<WindowedMetrics> metrics_;
   std::vector<std::pair<std::string, GaugeId>> node_gauges_;  // per zone with pools
 };
-
-// Registers hpa:compensate, deployment:compensate, deployment:policy,
-// deployment:restart and deployment:scale.
-void register_kube_actions(Timeline& timeline, KubeControlPlane& control_plane);
 
 }  // namespace drsim

@@ -17,10 +17,10 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/kube/hpa_behavior_config.h"
 #include "models/kube/zone_split.h"
-#include "models/service/service_time.h"
+#include "models/load/service_time.h"
 #include "sim/fields.h"
 #include "sim/time.h"
 #include "sim/units.h"

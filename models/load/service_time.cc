@@ -1,4 +1,4 @@
-#include "models/service/service_time.h"
+#include "models/load/service_time.h"
 
 #include <algorithm>
 #include <cmath>

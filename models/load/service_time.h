@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "sim/fields.h"
 #include "sim/rng.h"
 #include "sim/time.h"

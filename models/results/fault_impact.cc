@@ -1,53 +1,21 @@
-#include "models/metrics/fault_impact.h"
+#include "models/results/fault_impact.h"
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "models/actions/action_catalog.h"
 #include "sim/errors.h"
 #include "sim/fields.h"
 
 namespace drsim {
 
 namespace {
-
-// What a step does to the analysis, for the actions that are not plain
-// faults: a repair ends earlier steps on the same target; neither a repair
-// nor an operator action ends another step's observation span.
-struct ActionRole {
-  std::string_view action;
-  std::array<std::string_view, 2> repairs;  // actions whose steps it ends; empty entries unused
-};
-constexpr std::array kNotFaults{
-    ActionRole{"zone:recover", {"zone:fail"}},
-    ActionRole{"region:recover", {"region:fail"}},
-    ActionRole{"link:restore", {"link:cut", "link:degrade"}},
-    ActionRole{"traffic:cut", {}},
-    ActionRole{"service:scale", {}},
-    ActionRole{"routing:weight", {}},
-    // Operator actions of docs/sources.md sections 1 and 4 (capacity
-    // compensation, policy changes, a DB proxy switched by hand): mitigation,
-    // not faults, so they neither get a row nor cut a fault's span short (its
-    // recovery includes them; the database's own RTO and RPO are still
-    // reported by the database).
-    ActionRole{"database:failover", {}},
-    ActionRole{"hpa:compensate", {}},
-    ActionRole{"deployment:compensate", {}},
-    ActionRole{"deployment:policy", {}},
-    ActionRole{"deployment:scale", {}},
-    ActionRole{"deployment:restart", {}},
-};
-
-const ActionRole* find_role(std::string_view action) {
-  for (const ActionRole& role : kNotFaults) {
-    if (role.action == action) return &role;
-  }
-  return nullptr;
-}
 
 std::string label_value(const Labels& labels, std::string_view key) {
   for (const auto& [k, v] : labels) {
@@ -135,14 +103,19 @@ std::vector<FaultStep> fault_steps(const Timeline& timeline) {
   for (const AppliedStep& applied : timeline.applied_steps()) {
     const ActionConfig& action = timeline.steps().at(applied.step).action;
     FaultStep step{action.name, action.action, target_text(action.target), applied.applied, applied.undone, true};
-    if (const ActionRole* role = find_role(action.action)) {
+    // The catalog's role: a repair or an operator action is not a fault; a
+    // repair ends earlier steps on the same target; neither ends another
+    // step's observation span. (An action the catalog does not know, as unit
+    // tests make up, counts as a fault.)
+    const ActionSpecInfo* info = find_action(action.action);
+    if (info != nullptr && info->role != ActionRole::kFault) {
       step.injects_fault = false;
       // A repair ends the steps it undoes that are still in force on its target.
       if (auto it = unrepaired.find(step.target); it != unrepaired.end()) {
         std::erase_if(it->second, [&](std::size_t i) {
           FaultStep& earlier = out[i];
-          const auto& r = role->repairs;
-          if (std::find(r.begin(), r.end(), earlier.action) == r.end()) return false;
+          const auto& r = info->repairs;
+          if (std::find(std::begin(r), std::end(r), earlier.action) == std::end(r)) return false;
           if (!earlier.end || *earlier.end > step.start) earlier.end = step.start;
           return true;
         });

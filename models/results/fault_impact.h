@@ -70,7 +70,7 @@
 #include <string>
 #include <vector>
 
-#include "models/timeline/timeline.h"
+#include "models/actions/timeline.h"
 #include "sim/recorder.h"
 #include "sim/time.h"
 #include "sim/units.h"

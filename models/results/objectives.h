@@ -1,6 +1,6 @@
 #pragma once
 // What a run is judged against: `spec.objectives` of a scenario. The fault
-// impact analysis (models/metrics/fault_impact.h) reads the success-ratio
+// impact analysis (models/results/fault_impact.h) reads the success-ratio
 // objective to decide when the clients have recovered from a fault; the
 // objective evaluation (io/objective_evaluation.h) judges every other target
 // declared here against the recorded series and KPIs. A target left out is
@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "sim/fields.h"
 #include "sim/units.h"
 

@@ -1,4 +1,4 @@
-#include "models/metrics/zone_rollup.h"
+#include "models/results/zone_rollup.h"
 
 #include <algorithm>
 #include <map>

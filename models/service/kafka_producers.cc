@@ -1,4 +1,4 @@
-#include "models/data/kafka_producers.h"
+#include "models/service/kafka_producers.h"
 
 #include <memory>
 

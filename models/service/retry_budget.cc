@@ -1,4 +1,4 @@
-#include "models/traffic/retry_budget.h"
+#include "models/service/retry_budget.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/traffic/retry_policy.h"
+#include "models/service/retry_policy.h"
 
 #include <algorithm>
 #include <array>

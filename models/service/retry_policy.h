@@ -17,9 +17,9 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/service/job.h"
-#include "models/traffic/retry_budget.h"
+#include "models/service/retry_budget.h"
 #include "sim/fields.h"
 #include "sim/rng.h"
 #include "sim/time.h"

@@ -941,49 +941,6 @@ void Service::stop() {
   }
 }
 
-void register_service_actions(Timeline& timeline, std::vector<Service*> services) {
-  // The loader has checked that targets exist; a miss here is a bug.
-  auto service = [services](const ActionConfig& a) -> Service& {
-    for (Service* s : services) {
-      if (s->config().name == a.target.service) return *s;
-    }
-    throw SimulationError("unknown service \"" + a.target.service + "\" in step \"" + a.name + "\"");
-  };
-  auto zone = [](Service& s, const ActionConfig& a) {
-    if (auto z = s.find_zone(a.target.zone)) return *z;
-    throw SimulationError("service \"" + s.config().name + "\" has no pods in zone \"" + a.target.zone +
-                          "\" (step \"" + a.name + "\")");
-  };
-  auto required = [](const auto& value, const ActionConfig& a, const char* key) {
-    if (!value) throw SimulationError("step \"" + a.name + "\": " + a.action + " needs " + key);
-    return *value;
-  };
-  timeline.on("traffic:cut", [=](const ActionConfig& a, ActionPhase phase) {
-    Service& s = service(a);
-    s.set_cut_ratio(zone(s, a), phase == ActionPhase::kApply ? required(a.ratio, a, "ratio").value : 1.0);
-  });
-  timeline.on("service:scale", [=](const ActionConfig& a, ActionPhase) {
-    Service& s = service(a);
-    s.set_replicas(zone(s, a), required(a.replicas, a, "replicas"));
-  });
-  timeline.on("pods:kill", [=](const ActionConfig& a, ActionPhase) {
-    Service& s = service(a);
-    const std::size_t z = zone(s, a);
-    std::uint32_t n = 0;
-    if (a.count) {
-      n = *a.count;
-    } else {
-      const double share = required(a.percent, a, "count or percent").value;
-      n = static_cast<std::uint32_t>(std::floor(share * s.pods(z)));
-      if (share > 0 && n == 0) n = 1;
-    }
-    s.kill_pods(z, n);
-  });
-  timeline.on("service:slow", [=](const ActionConfig& a, ActionPhase phase) {
-    service(a).set_slowdown(phase == ActionPhase::kApply ? required(a.factor, a, "factor") : 1.0);
-  });
-}
-
 std::uint64_t Service::memory_per_pod(const ServiceConfig& config) {
   const std::uint64_t workers = config.concurrency;
   return sizeof(Pod) + workers * sizeof(Pod::Slot) + (workers + 63) / 64 * sizeof(std::uint64_t);

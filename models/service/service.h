@@ -39,11 +39,10 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/job.h"
 #include "models/service/service_config.h"
-#include "models/service/service_time.h"
-#include "models/timeline/timeline.h"
+#include "models/load/service_time.h"
 #include "models/topology/failure_domains.h"
-#include "models/traffic/retry_budget.h"
-#include "models/traffic/retry_policy.h"
+#include "models/service/retry_budget.h"
+#include "models/service/retry_policy.h"
 #include "sim/component.h"
 
 namespace drsim {
@@ -370,9 +369,5 @@ class Service : public Component, public JobOwner, public QueryClient {
   std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
   double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
 };
-
-// Registers the handlers of the service actions (traffic:cut, service:scale,
-// pods:kill, service:slow) for these services, found by target.service.
-void register_service_actions(Timeline& timeline, std::vector<Service*> services);
 
 }  // namespace drsim

@@ -10,10 +10,10 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/data/pool_config.h"
-#include "models/service/service_time.h"
-#include "models/traffic/retry_policy.h"
+#include "models/load/service_time.h"
+#include "models/service/retry_policy.h"
 #include "sim/fields.h"
 #include "sim/units.h"
 

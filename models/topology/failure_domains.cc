@@ -136,6 +136,14 @@ void FailureDomains::cut_link(LinkIndex l) {
   link_cut_[l] = true;
   changed();
 }
+void FailureDomains::end_cut(LinkIndex l) {
+  link_cut_[l] = false;
+  changed();
+}
+void FailureDomains::end_degradation(LinkIndex l) {
+  link_degraded_[l].reset();
+  changed();
+}
 void FailureDomains::degrade_link(LinkIndex l, LinkDegradation degradation) {
   link_degraded_[l] = degradation;
   changed();
@@ -144,47 +152,6 @@ void FailureDomains::restore_link(LinkIndex l) {
   link_cut_[l] = false;
   link_degraded_[l].reset();
   changed();
-}
-
-void FailureDomains::register_actions(Timeline& timeline) {
-  // The loader has checked that targets exist; a miss here is a bug.
-  auto zone = [this](const ActionConfig& a) {
-    if (auto z = topology_.find_zone(a.target.zone)) return *z;
-    throw SimulationError("unknown zone \"" + a.target.zone + "\" in step \"" + a.name + "\"");
-  };
-  auto region = [this](const ActionConfig& a) {
-    if (auto r = topology_.find_region(a.target.region)) return *r;
-    throw SimulationError("unknown region \"" + a.target.region + "\" in step \"" + a.name + "\"");
-  };
-  auto link = [this](const ActionConfig& a) {
-    if (auto l = topology_.find_link(a.target.link)) return *l;
-    throw SimulationError("unknown link \"" + a.target.link + "\" in step \"" + a.name + "\"");
-  };
-  timeline.on("zone:fail", [=, this](const ActionConfig& a, ActionPhase phase) {
-    phase == ActionPhase::kApply ? fail_zone(zone(a)) : recover_zone(zone(a));
-  });
-  timeline.on("zone:recover", [=, this](const ActionConfig& a, ActionPhase) { recover_zone(zone(a)); });
-  timeline.on("region:fail", [=, this](const ActionConfig& a, ActionPhase phase) {
-    phase == ActionPhase::kApply ? fail_region(region(a)) : recover_region(region(a));
-  });
-  timeline.on("region:recover", [=, this](const ActionConfig& a, ActionPhase) { recover_region(region(a)); });
-  timeline.on("link:cut", [=, this](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply) {
-      cut_link(link(a));
-    } else {
-      link_cut_[link(a)] = false;
-      changed();
-    }
-  });
-  timeline.on("link:degrade", [=, this](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply) {
-      degrade_link(link(a), LinkDegradation{a.latency.value_or(Duration::zero()), a.loss, a.bandwidth});
-    } else {
-      link_degraded_[link(a)].reset();
-      changed();
-    }
-  });
-  timeline.on("link:restore", [=, this](const ActionConfig& a, ActionPhase) { restore_link(link(a)); });
 }
 
 void FailureDomains::stop() {

@@ -1,7 +1,8 @@
 #pragma once
 // The live state of the topology's failure domains: which zones and regions
 // are up, which links are cut or degraded. It performs the zone:, region: and
-// link: timeline actions, records the state as series, and tells listeners
+// link: timeline actions (models/actions/topology_actions.cc calls it),
+// records the state as series, and tells listeners
 // (the models that route and serve requests) whenever it changes.
 #include <functional>
 #include <memory>
@@ -9,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "models/timeline/timeline.h"
 #include "models/topology/topology.h"
 #include "sim/component.h"
 #include "sim/recorder.h"
@@ -45,13 +45,15 @@ class FailureDomains : public Component {
   void recover_zone(ZoneIndex z);
   void fail_region(RegionIndex r);
   void recover_region(RegionIndex r);
+  // A cut and a degradation are kept apart, so that the end of one (a
+  // link:cut's or link:degrade's duration running out) leaves the other.
   void cut_link(LinkIndex l);
+  void end_cut(LinkIndex l);
   void degrade_link(LinkIndex l, LinkDegradation degradation);
+  void end_degradation(LinkIndex l);
   // Back to the configured link: neither cut nor degraded.
   void restore_link(LinkIndex l);
 
-  // Registers this component's handlers for zone:*, region:* and link:* actions.
-  void register_actions(Timeline& timeline);
   // Called after every change of state, at the simulated time of the change.
   void on_change(std::function<void()> listener) { listeners_.push_back(std::move(listener)); }
 

@@ -25,7 +25,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/topology/flow_platform.h"
 #include "sim/fields.h"
 #include "sim/units.h"

@@ -11,9 +11,9 @@ namespace drsim {
 
 namespace {
 
-ZoneIndex zone_of(const Topology& topology, const ActionConfig& step, const std::string& name) {
+ZoneIndex zone_of(const Topology& topology, const TransferOrder& order, const std::string& name) {
   if (auto z = topology.find_zone(name)) return *z;
-  throw SimulationError("step " + quote(step.name) + ": unknown zone " + quote(name));
+  throw SimulationError("step " + quote(order.name) + ": unknown zone " + quote(name));
 }
 
 std::string mbps(double bytes, Duration d) {
@@ -24,32 +24,30 @@ std::string mbps(double bytes, Duration d) {
 
 }  // namespace
 
-FlowTransfers::FlowTransfers(FlowTraffic& traffic, const Topology& topology, const std::vector<ActionConfig>& steps)
+FlowTransfers::FlowTransfers(FlowTraffic& traffic, const Topology& topology, const std::vector<TransferOrder>& orders)
     : Component("flow-transfers"), traffic_(traffic), topology_(topology) {
-  for (const ActionConfig& step : steps) {
-    // The loader has checked the parameters; a miss here is a bug.
-    if (!step.to || !step.size) throw SimulationError("step " + quote(step.name) + ": flow:transfer needs to and size");
+  for (const TransferOrder& order : orders) {
     Transfer t;
-    t.name = step.name;
-    t.from = zone_of(topology_, step, step.target.zone);
-    t.to = zone_of(topology_, step, *step.to);
-    t.bytes = step.size->bytes;
-    t.stream = &traffic_.stream({{"transfer", step.name}});
+    t.name = order.name;
+    t.from = zone_of(topology_, order, order.from_zone);
+    t.to = zone_of(topology_, order, order.to_zone);
+    t.bytes = order.bytes;
+    t.stream = &traffic_.stream({{"transfer", order.name}});
     transfers_.push_back(std::move(t));
   }
 }
 
-void FlowTransfers::start_transfer(const ActionConfig& step) {
+void FlowTransfers::start_transfer(std::string_view name) {
   for (std::size_t i = 0; i < transfers_.size(); ++i) {
     Transfer& t = transfers_[i];
-    if (t.name != step.name) continue;
+    if (t.name != name) continue;
     t.started = now();
     log_event("transfer-started", t.name + ": " + format_byte_size(ByteSize{t.bytes}) + " from " +
                                       topology_.zone_name(t.from) + " to " + topology_.zone_name(t.to));
     t.flow = t.stream->start_flow(t.from, t.to, t.bytes, [this, i](const FlowOutcome& o) { done(i, o); });
     return;
   }
-  throw SimulationError("step " + quote(step.name) + ": not a flow:transfer step this component was given");
+  throw SimulationError("step " + quote(name) + ": not a flow:transfer step this component was given");
 }
 
 void FlowTransfers::done(std::size_t i, const FlowOutcome& outcome) {
@@ -77,12 +75,6 @@ void FlowTransfers::stop() {
     recorder().kpi("transfer.bytes_sent", labels, static_cast<double>(t.bytes_sent));
     if (t.completed) recorder().kpi("transfer.seconds", labels, to_seconds(*t.finished - *t.started));
   }
-}
-
-void register_flow_transfer_actions(Timeline& timeline, FlowTransfers& transfers) {
-  timeline.on("flow:transfer", [&transfers](const ActionConfig& a, ActionPhase phase) {
-    if (phase == ActionPhase::kApply) transfers.start_transfer(a);
-  });
 }
 
 }  // namespace drsim

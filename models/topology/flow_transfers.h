@@ -18,23 +18,31 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "models/timeline/timeline.h"
 #include "models/topology/flow_traffic.h"
 #include "models/topology/topology.h"
 #include "sim/component.h"
 
 namespace drsim {
 
+// One bulk copy a timeline step will start: the step's name, its zones, its size.
+struct TransferOrder {
+  std::string name;
+  std::string from_zone, to_zone;
+  std::int64_t bytes = 0;
+};
+
 class FlowTransfers : public Component {
  public:
-  // steps: the timeline's flow:transfer steps (each gets its stream now, so
-  // that its series start with the run).
-  FlowTransfers(FlowTraffic& traffic, const Topology& topology, const std::vector<ActionConfig>& steps);
+  // orders: the timeline's flow:transfer steps (each gets its stream now, so
+  // that its series start with the run). Throws SimulationError for an
+  // unknown zone.
+  FlowTransfers(FlowTraffic& traffic, const Topology& topology, const std::vector<TransferOrder>& orders);
 
-  // Starts the transfer of this step (one of those given at construction).
-  void start_transfer(const ActionConfig& step);
+  // Starts the transfer of the step of that name (one of those given at construction).
+  void start_transfer(std::string_view name);
 
   struct Transfer {
     std::string name;
@@ -58,8 +66,5 @@ class FlowTransfers : public Component {
   const Topology& topology_;
   std::vector<Transfer> transfers_;
 };
-
-// Registers flow:transfer (apply: start the step's transfer).
-void register_flow_transfer_actions(Timeline& timeline, FlowTransfers& transfers);
 
 }  // namespace drsim

@@ -31,8 +31,8 @@
 #include "models/traffic/connections_config.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/geo_router.h"
-#include "models/traffic/retry_budget.h"
-#include "models/traffic/retry_policy.h"
+#include "models/service/retry_budget.h"
+#include "models/service/retry_policy.h"
 #include "sim/component.h"
 #include "sim/fields.h"
 

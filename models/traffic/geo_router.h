@@ -27,7 +27,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/topology/topology.h"
 #include "models/traffic/dns_cache_config.h"
 #include "models/traffic/health_check_config.h"

@@ -251,7 +251,7 @@ class Result:
         step's start to the first window from which every window up to the
         next fault is at or above it. The exact definitions (counting windows,
         empty windows, overlapping faults) are in the user documentation on
-        fault impact and in models/metrics/fault_impact.h.
+        fault impact and in models/results/fault_impact.h.
         """
         return self._fault_table(by_population=False)
 

@@ -27,9 +27,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/suggest.h"
-#include "models/config_problem.h"
+#include "sim/config_problem.h"
 #include "models/kube/hpa_behavior.h"
 #include "models/kube/hpa_behavior_config.h"
 #include "models/kube/policy_recommendation.h"

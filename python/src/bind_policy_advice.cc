@@ -1,14 +1,15 @@
 // analysis/policy_advice.h for Python: the recommend-policy command's answer
 // for a loaded scenario. drsim/kube.py (recommend_policy) parses the JSON
 // the command prints, so the CLI and Python cannot disagree.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-
 #include "analysis/policy_advice.h"
+#include "io/scenario.h"
 #include "python/src/bindings.h"
 
 namespace drsim::python {
@@ -21,7 +22,9 @@ void bind_policy_advice(py::module_& m) {
         PolicyAdvice advice;
         {
           py::gil_scoped_release release;
-          advice = advise_policy(scenario, PolicyAdviceRequest{service, zone, replicas, migrate});
+          const KubernetesConfig* kubernetes = scenario.spec.kubernetes ? &*scenario.spec.kubernetes : nullptr;
+          advice = advise_policy({scenario.spec.topology.config, scenario.spec.topology.config.services, kubernetes},
+                                 PolicyAdviceRequest{service, zone, replicas, migrate});
         }
         return py::make_tuple(format_policy_advice_json(advice), format_policy_advice(advice));
       },

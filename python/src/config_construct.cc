@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/config_decode.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario.h"
 #include "io/suggest.h"
 #include "python/src/config_leaves.h"

@@ -22,7 +22,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario.h"
 #include "io/value_codecs.h"
 #include "python/src/bindings.h"

@@ -16,7 +16,7 @@
 #include <pybind11/pybind11.h>
 
 #include "io/csv_inputs.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario_error.h"
 #include "io/suggest.h"
 #include "io/value_codecs.h"

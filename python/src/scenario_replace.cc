@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/overrides.h"
 #include "io/scenario_error.h"
 #include "io/suggest.h"

@@ -15,6 +15,11 @@ namespace {
 
 const char* const kScenario = "scenarios/appfabric_az_failure.yaml";
 
+PolicyAdvice advise(const Scenario& scenario, const PolicyAdviceRequest& request) {
+  const KubernetesConfig* kubernetes = scenario.spec.kubernetes ? &*scenario.spec.kubernetes : nullptr;
+  return advise_policy({scenario.spec.topology.config, scenario.spec.topology.config.services, kubernetes}, request);
+}
+
 std::vector<std::string> labels(const PolicyAdvice& advice) {
   std::vector<std::string> out;
   for (const auto& c : advice.candidates) out.push_back(c.label);
@@ -23,7 +28,7 @@ std::vector<std::string> labels(const PolicyAdvice& advice) {
 
 std::string advice_error(const Scenario& scenario, PolicyAdviceRequest request) {
   try {
-    advise_policy(scenario, request);
+    advise(scenario, request);
   } catch (const PolicyAdviceError& e) {
     return e.what();
   }
@@ -31,7 +36,7 @@ std::string advice_error(const Scenario& scenario, PolicyAdviceRequest request) 
 }
 
 TEST(PolicyAdvice, TwentyReplicasZoneAFailsCompensationNeedsThirty) {
-  const PolicyAdvice a = advise_policy(load_scenario_file(kScenario), {.service = "api", .failed_zone = "zone-a"});
+  const PolicyAdvice a = advise(load_scenario_file(kScenario), {.service = "api", .failed_zone = "zone-a"});
   EXPECT_EQ(a.replicas_now, 20u);
   EXPECT_EQ(a.failed_zone_replicas, 10u);
   EXPECT_EQ(a.needed, 30u);  // 20 + the 10 of zone-a
@@ -62,8 +67,8 @@ TEST(PolicyAdvice, TwentyReplicasZoneAFailsCompensationNeedsThirty) {
 TEST(PolicyAdvice, MigrationMovesTheFailedZonesPodsAsDeploymentPolicyDoes) {
   // What the drill's HPA asked for (15 from zone-b + 10 kept), evaluated as the fresh split deployment:policy
   // computes: zone-a gets none, zone-c takes up to the 67% cap.
-  const PolicyAdvice a = advise_policy(load_scenario_file(kScenario),
-                                       {.service = "api", .failed_zone = "zone-a", .replicas = 25, .migrate = true});
+  const PolicyAdvice a = advise(load_scenario_file(kScenario),
+                                {.service = "api", .failed_zone = "zone-a", .replicas = 25, .migrate = true});
   EXPECT_EQ(a.needed, 25u);
   EXPECT_TRUE(a.current.failed);  // only zone-b is usable: fewer than minZones 2
   EXPECT_NE(a.current.reason.find("minZones 2"), std::string::npos) << a.current.reason;
@@ -78,7 +83,7 @@ TEST(PolicyAdvice, MigrationMovesTheFailedZonesPodsAsDeploymentPolicyDoes) {
 
 TEST(PolicyAdvice, NoCandidateWhenTheHealthyZonesAreShortOfNodes) {
   const Scenario s = load_scenario_file(kScenario, {"spec.kubernetes.nodePools[pool-c].nodes=1"});
-  const PolicyAdvice a = advise_policy(s, {.service = "api", .failed_zone = "zone-a"});
+  const PolicyAdvice a = advise(s, {.service = "api", .failed_zone = "zone-a"});
   EXPECT_EQ(a.zones[2].free_capacity, std::optional<std::uint32_t>{4});
   EXPECT_EQ(a.current.pending, 8u);
   EXPECT_FALSE(a.allowed());
@@ -87,7 +92,7 @@ TEST(PolicyAdvice, NoCandidateWhenTheHealthyZonesAreShortOfNodes) {
 TEST(PolicyAdvice, NodesTheClusterAutoscalerMayAddCount) {
   const Scenario s = load_scenario_file(
       kScenario, {"spec.kubernetes.clusterAutoscaler.enabled=true", "spec.kubernetes.nodePools[pool-b].maxNodes=5"});
-  const PolicyAdvice a = advise_policy(s, {.service = "api", .failed_zone = "zone-a"});
+  const PolicyAdvice a = advise(s, {.service = "api", .failed_zone = "zone-a"});
   EXPECT_EQ(a.zones[1].free_capacity, std::optional<std::uint32_t>{10});  // 2 now + 2 nodes x 4
   // The cap of 30 at 67% is 20: zone-b alone takes them all, the declared policy suffices.
   EXPECT_EQ(a.current.pending, 0u);
@@ -123,7 +128,7 @@ spec:
 )";
 
 TEST(PolicyAdvice, AZoneWithoutNodePoolsIsUnlimitedAndEqualIsReplacedBySpread) {
-  const PolicyAdvice a = advise_policy(load_scenario_text(kSmall), {.service = "api", .failed_zone = "zone-a"});
+  const PolicyAdvice a = advise(load_scenario_text(kSmall), {.service = "api", .failed_zone = "zone-a"});
   EXPECT_EQ(a.needed, 9u);
   EXPECT_EQ(a.zones[1].free_capacity, std::optional<std::uint32_t>{1});  // 4 cores, 3 pods of 1 core
   EXPECT_EQ(a.zones[2].free_capacity, std::nullopt);
@@ -151,8 +156,9 @@ TEST(PolicyAdvice, PolicyOnOneLineInTheScenarioKeys) {
   DeploymentPolicyConfig spread = non_financial_baseline();
   spread.zones = {"zone-a", "zone-b"};
   spread.extend = true;
-  EXPECT_EQ(policy_yaml_line(spread), "{kind: spread, zones: [zone-a, zone-b], minZones: 2, maxZoneShare: 67%, "
-                                      "extend: true}");
+  EXPECT_EQ(policy_yaml_line(spread),
+            "{kind: spread, zones: [zone-a, zone-b], minZones: 2, maxZoneShare: 67%, "
+            "extend: true}");
   DeploymentPolicyConfig equal;
   equal.kind = "equal";
   equal.zones = {"az-3", "az-4"};
@@ -164,7 +170,7 @@ TEST(PolicyAdvice, PolicyOnOneLineInTheScenarioKeys) {
 }
 
 TEST(PolicyAdvice, TextAndJson) {
-  const PolicyAdvice a = advise_policy(load_scenario_file(kScenario), {.service = "api", .failed_zone = "zone-a"});
+  const PolicyAdvice a = advise(load_scenario_file(kScenario), {.service = "api", .failed_zone = "zone-a"});
   const std::string text = format_policy_advice(a);
   EXPECT_EQ(text.rfind("api: zone zone-a fails; 30 replicas needed (capacity compensation: 20 + 10 of zone-a)\n", 0),
             0u)

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "sim/fields.h"
 

@@ -7,8 +7,8 @@
 #include <regex>
 #include <sstream>
 
-#include "io/field_traits.h"
-#include "models/timeline/action_catalog.h"
+#include "sim/field_traits.h"
+#include "models/actions/action_catalog.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "io/action_parameters.h"
-#include "io/field_traits.h"
+#include "sim/field_traits.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {

@@ -1,4 +1,4 @@
-#include "models/metrics/fault_impact.h"
+#include "models/results/fault_impact.h"
 
 #include <gtest/gtest.h>
 

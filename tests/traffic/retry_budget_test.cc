@@ -1,6 +1,6 @@
 // The retry budget against Finagle's semantics: deposits per first attempt,
 // a reserve, and forgetting after the window.
-#include "models/traffic/retry_budget.h"
+#include "models/service/retry_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Backoff with full jitter and the retryOn set.
-#include "models/traffic/retry_policy.h"
+#include "models/service/retry_policy.h"
 
 #include <gtest/gtest.h>
 
