@@ -41,7 +41,7 @@ test-cpp:
 
 test-python:
 	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python DRSIM_CLI=$(CURDIR)/$(BUILD_DIR)/cli/drsim \
-	  $(PYTHON) -m pytest tests/python -q
+	  $(PYTHON) -m pytest tests/python -q -n $(JOBS)
 
 # Runs every drill of the drill library over its seeds and rewrites the
 # published-vs-simulated tables of docs/validation.md.

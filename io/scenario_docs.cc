@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "io/action_parameters.h"
-#include "sim/field_traits.h"
 #include "io/json_text.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
+#include "sim/field_traits.h"
 
 namespace drsim {
 
@@ -139,13 +139,23 @@ std::string target_cell(TargetSet target) {
 }
 
 std::string action_catalog_markdown() {
-  std::string s = "| Action | Target | Parameters | Takes `duration` | Description |\n|---|---|---|---|---|\n";
+  std::string s =
+      "| Action | Target | Parameters | Takes `duration` | Role in the fault report | Description |\n"
+      "|---|---|---|---|---|---|\n";
   for (const ActionSpecInfo& info : action_catalog()) {
     std::vector<std::string> params;
     for (std::string_view p : parameters_of(info)) params.push_back(code(p));
+    std::string role(to_string(info.role));
+    if (info.role == ActionRole::kRepair) {
+      std::vector<std::string> repaired;
+      for (std::string_view r : info.repairs) {
+        if (!r.empty()) repaired.push_back(code(r));
+      }
+      role += " (ends " + join(repaired) + ")";
+    }
     s += "| " + code(info.name) + " | " + target_cell(info.target) + " | " +
          (params.empty() ? std::string("none") : join(params)) + " | " + (info.reversible ? "yes" : "no") + " | " +
-         table_cell(info.doc) + " |\n";
+         role + " | " + table_cell(info.doc) + " |\n";
   }
   return s;
 }
@@ -341,10 +351,13 @@ std::string scenario_format_markdown() {
   s += sections.text();
 
   s += "\n## Action catalog\n\n";
-  s += "Each timeline action names one of these in `action`, sets the `target` fields it needs (and no others), and starts "
+  s += "Each timeline action names one of these in `action`, sets the `target` fields it needs (and no others), and "
+       "starts "
        "either `at` a time or after the actions in `startAfter` finish (plus `delay`). An action finishes at its "
        "end when it has a `duration`, otherwise when it starts. An action whose parameters are all optional needs "
-       "at least one of them; `pods:kill` takes exactly one of `count` and `percent`.\n\n";
+       "at least one of them; `pods:kill` takes exactly one of `count` and `percent`. In the fault report "
+       "(faults.csv), a fault gets a row with its impact, a repair ends the faults it names on the same target, "
+       "and an operator action is mitigation: it gets no row and does not cut a fault's span short.\n\n";
   s += action_catalog_markdown();
   return s;
 }

@@ -90,7 +90,9 @@ def main():
     for name in sorted(set(before["runs"]) | set(results)):
         if before["runs"].get(name) != results.get(name):
             differ.append(name)
-            print(f"DIFFERS {name}: before {before['runs'].get(name)} after {results.get(name)}")
+            was, now = before["runs"].get(name) or {}, results.get(name) or {}
+            changed = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]
+            print(f"DIFFERS {name}: {', '.join(changed)}")
     same = len(results) - len(differ)
     print(f"{same} of {len(results)} scenarios byte-identical (timeseries.csv, events.csv, kpis.json)")
     return 1 if differ else 0

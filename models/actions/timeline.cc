@@ -1,13 +1,78 @@
 #include "models/actions/timeline.h"
 
+#include <concepts>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "sim/errors.h"
+#include "sim/field_traits.h"
+#include "sim/fields.h"
 #include "sim/simulation.h"
 #include "sim/units.h"
 
 namespace drsim {
+
+namespace {
+// A parameter's value as it reads in a log line: the scenario's own units,
+// lists in brackets, a struct as {key: value, ...}: its first key (a
+// policy's kind), its required keys and the keys set away from their default.
+template <class T>
+std::string value_text(const T& value);
+
+template <class T>
+std::string struct_text(const T& value) {
+  static const T defaults{};
+  std::string out;
+  bool first = true;
+  for_each_field<T>([&](const auto& info) {
+    const auto& member = value.*(info.member);
+    using Member = std::decay_t<decltype(member)>;
+    bool shown = first || info.required();
+    first = false;
+    if constexpr (std::equality_comparable<Member>) {
+      shown = shown || !(member == defaults.*(info.member));
+    } else {
+      shown = true;
+    }
+    if constexpr (IsOptional<Member>::value) shown = shown && member.has_value();
+    if (!shown) return;
+    out.append(out.empty() ? "{" : ", ").append(info.key).append(": ").append(value_text(member));
+  });
+  return out.empty() ? "{}" : out + "}";
+}
+
+template <class T>
+std::string value_text(const T& value) {
+  if constexpr (IsOptional<T>::value) {
+    return value ? value_text(*value) : std::string();
+  } else if constexpr (IsVector<T>::value) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i == 0 ? "" : ", ") + value_text(value[i]);
+    return out + "]";
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return value;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return value ? "true" : "false";
+  } else if constexpr (std::is_same_v<T, Duration>) {
+    return format_duration(value);
+  } else if constexpr (std::is_same_v<T, Ratio>) {
+    return format_ratio(value);
+  } else if constexpr (std::is_same_v<T, Bandwidth>) {
+    return format_bandwidth(value);
+  } else if constexpr (std::is_same_v<T, ByteSize>) {
+    return format_byte_size(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  } else {
+    return struct_text(value);
+  }
+}
+}  // namespace
 
 std::string describe_action(const ActionConfig& a) {
   std::string out;
@@ -16,21 +81,20 @@ std::string describe_action(const ActionConfig& a) {
     if (!out.empty()) out += ' ';
     out.append(key).append("=").append(value);
   };
-  add("service", a.target.service);
-  add("zone", a.target.zone);
-  add("region", a.target.region);
-  add("link", a.target.link);
-  if (a.latency) add("latency", format_duration(*a.latency));
-  if (a.loss) add("loss", format_ratio(*a.loss));
-  if (a.bandwidth) add("bandwidth", format_bandwidth(*a.bandwidth));
-  if (a.ratio) add("ratio", format_ratio(*a.ratio));
-  if (a.replicas) add("replicas", std::to_string(*a.replicas));
-  if (a.count) add("count", std::to_string(*a.count));
-  if (a.percent) add("percent", format_ratio(*a.percent));
-  if (a.factor) {
-    std::ostringstream factor;
-    factor << *a.factor;
-    add("factor", factor.str());
+  // The target in the catalog's order of target fields, then the parameters
+  // the action's row takes, in the row's order: what the step was given.
+  for (TargetField f : target_fields()) {
+    for_each_field<ActionTarget>([&](const auto& info) {
+      if (info.key == to_string(f)) add(info.key, a.target.*(info.member));
+    });
+  }
+  const ActionSpecInfo* spec = find_action(a.action);
+  if (spec == nullptr) return out;
+  for (std::string_view param : spec->params) {
+    if (param.empty()) continue;
+    for_each_field<ActionConfig>([&](const auto& info) {
+      if (info.key == param) add(info.key, value_text(a.*(info.member)));
+    });
   }
   return out;
 }

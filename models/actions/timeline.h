@@ -71,7 +71,8 @@ class Timeline : public Component {
   std::vector<std::size_t> applied_position_;  // by step: its entry in applied_steps_
 };
 
-// "zone=eu-west-1a latency=50ms": the target and parameters of an action, for logs.
+// "zone=eu-west-1a latency=50ms": the target and the parameters the action's
+// catalog row takes (in the row's order), for logs and the events' details.
 std::string describe_action(const ActionConfig& action);
 
 }  // namespace drsim

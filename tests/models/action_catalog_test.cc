@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <iterator>
+#include <chrono>
 #include <set>
 #include <string>
 
 #include "models/actions/action_config.h"
+#include "models/actions/timeline.h"
 #include "sim/fields.h"
 
 namespace drsim {
@@ -78,6 +80,45 @@ TEST(ActionCatalog, NamesAreUniqueAndFound) {
     EXPECT_EQ(find_action(info.name), &info);
   }
   EXPECT_EQ(find_action("made:up"), nullptr);
+}
+
+// describe_action (the events' details) shows every parameter an action's
+// row takes and every target field it has: it reads them from the catalog,
+// so a new parameter cannot be left out of the logs.
+TEST(ActionCatalog, DescribeShowsEveryParameterAndTargetOfTheRow) {
+  using namespace std::chrono_literals;
+  ActionConfig a;
+  a.name = "step";
+  a.target = ActionTarget{"z", "r", "l", "s", "p", "d", "v"};
+  a.latency = 50ms;
+  a.loss = Ratio{0.01};
+  a.bandwidth = Bandwidth{1e9};
+  a.ratio = Ratio{0.5};
+  a.replicas = 3;
+  a.count = 2;
+  a.percent = Ratio{0.25};
+  a.factor = 4;
+  a.weight = 0;
+  a.policy = DeploymentPolicyConfig{.kind = "equal", .zones = {"a", "b"}};
+  a.to = "b";
+  a.size = ByteSize{1000000};
+  a.to_regions = std::vector<std::string>{"r2", "r3"};
+  a.steps = std::vector<RoutingSwitchStep>{{.after = 0s, .share = Ratio{0.1}}, {.after = 2min, .share = Ratio{1}}};
+  a.reverse = true;
+  for (const ActionSpecInfo& info : action_catalog()) {
+    a.action = std::string(info.name);
+    const std::string text = describe_action(a);
+    for (std::string_view p : info.params) {
+      if (!p.empty()) EXPECT_NE(text.find(std::string(p) + "="), std::string::npos) << info.name << ": " << text;
+    }
+  }
+  a.action = "deployment:policy";
+  EXPECT_EQ(describe_action(a), "service=s zone=z region=r link=l population=p database=d vendor=v "
+                                "policy={kind: equal, zones: [a, b]}");
+  a.action = "routing:switch";
+  EXPECT_EQ(describe_action(a), "service=s zone=z region=r link=l population=p database=d vendor=v "
+                                "toRegions=[r2, r3] steps=[{after: 0s, share: 10%}, {after: 2m, share: 100%}] "
+                                "reverse=true");
 }
 
 }  // namespace
