@@ -91,17 +91,26 @@ std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget&
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
   return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy" || kind == "scheduler-failover" ||
-         kind == "cdn-vendor-unhealthy";
+         kind == "region-unhealthy" || kind == "scheduler-failover" || kind == "cdn-vendor-unhealthy";
 }
 // A routing:switch whose last stage moves all of the region's share.
 bool switch_empties_region(const ActionConfig& a) {
   const std::vector<RoutingSwitchStep> stages = a.steps.value_or(default_switch_steps());
   return !stages.empty() && stages.back().share.value >= 1;
 }
+// What the action catalog says of a step's action (nothing for an action
+// it does not know, as unit tests make up).
 bool is_repair(std::string_view action) {
   const ActionSpecInfo* info = drsim::find_action(action);
   return info != nullptr && info->role == ActionRole::kRepair;
+}
+bool stops_zones(std::string_view action) {
+  const ActionSpecInfo* info = drsim::find_action(action);
+  return info != nullptr && info->stops_zones;
+}
+bool is_planned(std::string_view action) {
+  const ActionSpecInfo* info = drsim::find_action(action);
+  return info != nullptr && info->planned;
 }
 
 std::optional<double> max_of(std::optional<double> a, double b) { return a ? std::max(*a, b) : b; }
@@ -148,8 +157,8 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
     }
   }
   // A planned switch-over is not a failure anyone detects (its own stages' commits would count): none.
-  if (detected && step.action != "routing:switch") f.detection = *detected - step.start;
-  if (step.action == "routing:switch") f.detected_by.clear();
+  if (detected && !is_planned(step.action)) f.detection = *detected - step.start;
+  if (is_planned(step.action)) f.detected_by.clear();
 
   // Traffic switch, from the step's start (a planned switch-over: from its last stage).
   SimTime switch_origin = step.start;
@@ -166,7 +175,7 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       }
     }
   } else if (action != nullptr && (!action->target.zone.empty() || !action->target.region.empty()) &&
-             (step.action == "zone:fail" || step.action == "region:fail") && !w.starts.empty()) {
+             stops_zones(step.action) && !w.starts.empty()) {
     // (Without client windows there is no grid to judge the traffic on: n/a.)
     f.switch_applies = true;
     const std::set<std::string> zones = failed_zones(spec, action->target);
@@ -175,7 +184,7 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       // What reaches the failed zones' services, and what a traffic scheduler's clients still send to the
       // failed region (a dead region's services count no arrival: its requests fail before).
       const bool to_zones = s.metric == "service.arrivals" && zones.contains(label_value(s.labels, "zone"));
-      const bool to_region = s.metric == "routing.requests" && step.action == "region:fail" &&
+      const bool to_region = s.metric == "routing.requests" && !action->target.region.empty() &&
                              label_value(s.labels, "region") == action->target.region;
       if (!to_zones && !to_region) continue;
       for (std::size_t i = 0; i < s.t_ns.size(); ++i) {
@@ -193,8 +202,8 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
       const SimTime switched = k < w.starts.size() ? std::max(step.start, w.starts[k]) : step.start;
       f.traffic_switch = switched - step.start;
     }
-  } else if (action != nullptr && step.action == "routing:switch" && !action->reverse.value_or(false) &&
-             !w.starts.empty() && switch_empties_region(*action)) {
+  } else if (action != nullptr && is_planned(step.action) && !action->reverse.value_or(false) && !w.starts.empty() &&
+             switch_empties_region(*action)) {
     // A planned switch-over that empties the region: from its last stage (the full switch) until the
     // requests its population's traffic scheduler sends to the region stay at zero (up to the
     // switch-back, or the span's end). A partial (gray) one has no such point: n/a.
@@ -354,8 +363,8 @@ ObjectiveReport evaluate_objectives(const Recorder& recorder, const ScenarioSpec
         }
       }
     }
-    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true,
-                                      to_seconds(*o.latency_p99), measured, measured ? "" : "nothing finished"));
+    report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99), measured,
+                                      measured ? "" : "nothing finished"));
   }
   return report;
 }

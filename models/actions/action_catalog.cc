@@ -14,6 +14,7 @@ constexpr std::array kCatalog{
                    .target = kZone,
                    .reversible = true,
                    .role = kFault,
+                   .stops_zones = true,
                    .handler = &action_handlers::zone_fail,
                    .doc = "The zone goes down: everything in it stops. With a duration, it recovers after it."},
     ActionSpecInfo{.name = "zone:recover",
@@ -26,6 +27,7 @@ constexpr std::array kCatalog{
                    .target = kRegion,
                    .reversible = true,
                    .role = kFault,
+                   .stops_zones = true,
                    .handler = &action_handlers::region_fail,
                    .doc = "Every zone of the region goes down. With a duration, they recover after it."},
     ActionSpecInfo{.name = "region:recover",
@@ -106,6 +108,7 @@ constexpr std::array kCatalog{
                    .required_params = {"toRegions"},
                    .reversible = true,
                    .role = kFault,
+                   .planned = true,
                    .handler = &action_handlers::routing_switch,
                    .doc =
                        "A planned switch-over by the population's traffic scheduler (routing.scheduler): the region's "

@@ -64,6 +64,9 @@ struct ActionSpecInfo {
   bool reversible = false;             // may carry a duration
   ActionRole role = ActionRole::kFault;
   std::string_view repairs[2] = {};  // kRepair: the faults it ends
+  // For the objective judge's figures (io/objective_evaluation.cc):
+  bool stops_zones = false;  // its target's zones go down: traffic has switched once their arrivals stop
+  bool planned = false;      // a planned switch-over: nothing fails, so nothing detects it
   ActionHandlerFunction handler = nullptr;
   std::string_view doc;
 };
