@@ -188,14 +188,6 @@ double query_time_variance(const DatabaseConfig& db) {
   return mean * mean;  // exponential
 }
 
-PoolConfig effective_pool(const ServiceConfig& service, const std::string& database) {
-  PoolConfig pool;
-  for (const CallConfig& call : service.calls) {
-    if (call.database == database && call.pool) pool = *call.pool;
-  }
-  return pool;
-}
-
 double validation_probability(double borrows_per_s, const PoolConfig& pool) {
   if (borrows_per_s <= 0) return 1.0;
   return std::exp(-borrows_per_s * to_seconds(pool.alive_bypass_window));

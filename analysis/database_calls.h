@@ -75,11 +75,6 @@ Duration mean_query_time(const DatabaseConfig& db);
 // (e^(sigma^2) - 1) mean^2, empirical the samples').
 double query_time_variance(const DatabaseConfig& db);
 
-// The pool a service's pods hold towards `database`: the last of its calls
-// to it that sets one (Service::connect_database), HikariCP's defaults
-// otherwise.
-PoolConfig effective_pool(const ServiceConfig& service, const std::string& database);
-
 // HikariCP validates a borrowed connection idle longer than
 // aliveBypassWindow (a ping: one round trip). The pool hands out the
 // connection returned last (a LIFO idle list), so its idle time is the time

@@ -258,7 +258,7 @@ class CaseModel {
           p.service = s;
           p.zone = z;
           p.database = db;
-          p.pool = effective_pool(*d.config, databases_[db].name);
+          p.pool = d.config->pool_towards(databases_[db].name);
           if (db_cases_[db].primary) p.rtt = route_rtt(d.zones[z], db_cases_[db].primary_zone);
           if (node_of_[s][z] != kNoNode) {
             p.node = nodes_.size() + pool_stations_;

@@ -18,27 +18,9 @@ std::optional<ZoneIndex> population_zone(const ClientPopulationConfig& populatio
 // region that is down keeps its share and its requests find no target).
 RegionShares population_region_shares(const ClientPopulationConfig& population, const DeployedService& entry,
                                       const Topology& topology) {
-  std::vector<RegionIndex> serving;
-  for (ZoneIndex z : entry.zones) {
-    const RegionIndex r = topology.region_of(z);
-    if (std::find(serving.begin(), serving.end(), r) == serving.end()) serving.push_back(r);
-  }
-  const GeoRouter router(*population.routing, topology, population_zone(population, topology), serving);
-  const std::vector<RegionIndex> regions = router.regions();
-  double total = 0;
-  for (RegionIndex r : regions) total += router.weight(r);
-  const bool all_zero = total <= 0;  // Route 53's rule: equal shares
-  if (population.routing->policy == "latency") {
-    for (RegionIndex r : regions) {
-      if (all_zero || router.weight(r) > 0) return {{r, 1.0}};
-    }
-    return {};
-  }
-  std::vector<std::pair<RegionIndex, double>> shares;
-  for (RegionIndex r : regions) {
-    shares.emplace_back(r, all_zero ? 1.0 / static_cast<double>(regions.size()) : router.weight(r) / total);
-  }
-  return shares;
+  const GeoRouter router(*population.routing, topology, population_zone(population, topology),
+                         serving_regions(entry.zones, topology));
+  return router.shares();
 }
 
 TrafficSplit population_split(const ClientPopulationConfig& population, const DeployedService& entry,

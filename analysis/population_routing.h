@@ -7,8 +7,10 @@
 // population submits every request to the entry service's balancer, which
 // sees all the service's zones (with zone affinity the population's own zone
 // is tried first). With geo routing (ClientPopulationConfig::routing) the
-// rate splits over the regions by their static weights (latency policy: all
-// to the nearest), then each region's part over that region's zones.
+// rate splits over the regions as the population's GeoRouter picks them
+// (GeoRouter::shares, next to pick: by weight, or all to the first region
+// of the latency and failover orders), then each region's part over that
+// region's zones.
 #include <utility>
 #include <vector>
 
@@ -29,8 +31,8 @@ TrafficSplit population_split(const ClientPopulationConfig& population, const De
                            const Topology& topology, const TopologyState& state);
 
 // With geo routing: the share of the population's requests each region gets
-// (GeoRouter's static weights; latency: all to the nearest by the nominal
-// round trips). The same in every failure case, and costly with many zones
+// (GeoRouter::shares: by the static weights; latency: all to the nearest by
+// the nominal round trips; failover: all to the first listed). The same in every failure case, and costly with many zones
 // (the nearest region takes a route per zone): drsim check computes it once
 // per population and passes it to the overload below.
 using RegionShares = std::vector<std::pair<RegionIndex, double>>;

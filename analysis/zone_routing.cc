@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/load/service_time.h"
+#include "models/service/zone_weight.h"
 
 namespace drsim {
 
@@ -42,7 +43,7 @@ TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> 
   const auto candidate = [&](std::size_t z) { return candidates.empty() || candidates[z]; };
   double total = 0;
   for (std::size_t z = 0; z < n; ++z) {
-    if (candidate(z)) total += callee.up_pods[z];
+    if (candidate(z)) total += zone_weight(callee.up_pods[z]);
   }
   if (total <= 0) return out;
   // Zone affinity: the caller's own zone first, when the service has up pods there.
@@ -56,7 +57,7 @@ TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> 
     }
   }
   for (std::size_t z = 0; z < n; ++z) {
-    if (candidate(z)) out.share[z] += by_weight * callee.up_pods[z] / total;
+    if (candidate(z)) out.share[z] += by_weight * zone_weight(callee.up_pods[z]) / total;
   }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Where a service's balancer sends requests in one failure case, in closed
-// form, following models/service/service.cc (pick_zone): a zone is picked
-// with weight up pods x cut ratio (smooth weighted round-robin, or a weighted
+// form, with the simulator's own zone weight (models/service/zone_weight.h,
+// as ZoneBalancer::pick_zone draws by it): up pods x cut ratio (smooth
+// weighted round-robin, or a weighted
 // random draw with `balancing: random`; either way the long-run shares are
 // the weights), and with zone affinity the caller's own zone is taken first
 // while it has an idle worker. The N+1 cases leave every cut ratio at 1:

@@ -65,6 +65,14 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
   return problems;
 }
 
+PoolConfig ServiceConfig::pool_towards(std::string_view database) const {
+  PoolConfig pool;
+  for (const CallConfig& call : calls) {
+    if (call.database == database && call.pool) pool = *call.pool;
+  }
+  return pool;
+}
+
 CpuQuantity ServiceConfig::cpu_request() const {
   if (cpu.request) return *cpu.request;
   return CpuQuantity{cpu.idle.millicores + static_cast<std::int64_t>(concurrency) * cpu.per_worker.millicores};

@@ -121,6 +121,10 @@ struct ServiceConfig {
 
   // requests.cpu of one pod (the default when cpu.request is absent).
   CpuQuantity cpu_request() const;
+  // The pool its pods hold towards `database`: the last of its calls to it
+  // that sets one, HikariCP's defaults otherwise. The simulator's pods open
+  // this pool, and drsim check sizes the same one.
+  PoolConfig pool_towards(std::string_view database) const;
 
   static constexpr std::string_view kTypeName = "Service";
   static constexpr auto fields() {

@@ -67,6 +67,37 @@ GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, s
                    [&](const Candidate& a, const Candidate& b) { return distance(a.region) < distance(b.region); });
 }
 
+std::vector<std::pair<RegionIndex, double>> GeoRouter::shares() const {
+  // pick()'s rules, as fractions instead of draws.
+  double total = 0;
+  std::size_t available_count = 0;
+  for (const Candidate& c : candidates_) {
+    if (!c.available) continue;
+    total += c.weight;
+    ++available_count;
+  }
+  std::vector<std::pair<RegionIndex, double>> out;
+  if (available_count == 0) return out;
+  const bool all_zero = total <= 0;
+  const auto weight_of = [all_zero](const Candidate& c) { return all_zero ? 1.0 : c.weight; };
+  if (all_zero) total = static_cast<double>(available_count);
+  for (const Candidate& c : candidates_) {
+    if (!c.available || weight_of(c) <= 0) continue;
+    if (ordered_) return {{c.region, 1.0}};
+    out.emplace_back(c.region, weight_of(c) / total);
+  }
+  return out;
+}
+
+std::vector<RegionIndex> serving_regions(const std::vector<ZoneIndex>& zones, const Topology& topology) {
+  std::vector<RegionIndex> regions;
+  for (ZoneIndex z : zones) {
+    const RegionIndex r = topology.region_of(z);
+    if (std::find(regions.begin(), regions.end(), r) == regions.end()) regions.push_back(r);
+  }
+  return regions;
+}
+
 std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) const {
   // Route 53's rule for weights that are all zero: answer with every
   // available record alike. So a zero weight drains a region only while

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/config_problem.h"
@@ -106,6 +107,9 @@ class GeoRouter {
 
   // The region for the next request; nullopt when no candidate is available.
   std::optional<RegionIndex> pick(RngStream& rng) const;
+  // The share of requests pick() sends to each region in the long run, in
+  // candidate order (regions it never picks left out): drsim check's split.
+  std::vector<std::pair<RegionIndex, double>> shares() const;
 
   // Run-time changes (operator actions, health checks). Unknown regions are
   // ignored by the getters and rejected by the setters with SimulationError.
@@ -128,5 +132,9 @@ class GeoRouter {
   bool ordered_ = false;               // latency and failover: the first available candidate
   std::vector<Candidate> candidates_;  // latency policy: nearest first
 };
+
+// The regions of the given zones, each once, in the order of the zones: the
+// default candidates of a service's geo routing (where it has pods).
+std::vector<RegionIndex> serving_regions(const std::vector<ZoneIndex>& zones, const Topology& topology);
 
 }  // namespace drsim

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "sim/errors.h"
 
@@ -110,6 +113,56 @@ TEST(GeoRouter, FailoverPolicyAnswersThePrimaryWhileAvailableThenTheSecondary) {
   EXPECT_EQ(draws(router, 100).at(2), 100);
   router.set_available(2, false);
   EXPECT_EQ(draws(router, 100).at(1), 100);
+}
+
+// shares() is what drsim check takes as a population's region split: it must
+// be what pick() does, for every policy and weight case, measured by drawing.
+TEST(GeoRouter, SharesAreTheLongRunFrequenciesOfPick) {
+  const Topology topo = three_sites();
+  struct Case {
+    std::string policy;
+    std::vector<RegionWeightConfig> regions;
+  };
+  const std::vector<Case> cases = {
+      {"weighted", {{"ireland", 3}, {"oregon", 1}}},
+      {"weighted", {{"ireland", 1}, {"oregon", 0}}},
+      {"weighted", {{"ireland", 0}, {"oregon", 0}}},  // all zero: alike
+      {"latency", {{"oregon", 1}, {"ireland", 1}}},
+      {"failover", {{"oregon", 1}, {"ireland", 1}}},
+      {"failover", {{"oregon", 0}, {"ireland", 2}}},
+  };
+  for (const Case& k : cases) {
+    GeoRoutingConfig c;
+    c.policy = k.policy;
+    c.regions = k.regions;
+    GeoRouter router(c, topo, topo.find_zone("madrid"), {1, 2});
+    const int n = 40000;
+    const std::map<RegionIndex, int> counted = draws(router, n);
+    double total_share = 0;
+    for (const auto& [region, share] : router.shares()) {
+      total_share += share;
+      const auto it = counted.find(region);
+      const double frequency = it == counted.end() ? 0.0 : static_cast<double>(it->second) / n;
+      EXPECT_NEAR(frequency, share, 0.01) << k.policy << " region " << region;
+    }
+    EXPECT_NEAR(total_share, 1.0, 1e-12) << k.policy;
+    for (const auto& [region, count] : counted) {
+      const auto shares = router.shares();
+      const bool listed = std::any_of(shares.begin(), shares.end(), [&](const auto& s) { return s.first == region; });
+      EXPECT_TRUE(listed) << k.policy << ": pick() chose region " << region << " that shares() leaves out";
+    }
+  }
+  // No available region: no share, as pick() answers nothing.
+  GeoRouter router(GeoRoutingConfig{}, topo, std::nullopt, {1});
+  router.set_available(1, false);
+  EXPECT_TRUE(router.shares().empty());
+}
+
+TEST(GeoRouter, ServingRegionsAreTheZonesRegionsOnceInOrder) {
+  const Topology topo = three_sites();
+  const std::vector<ZoneIndex> zones = {*topo.find_zone("or-a"), *topo.find_zone("ie-a"), *topo.find_zone("ie-b")};
+  EXPECT_EQ(serving_regions(zones, topo), (std::vector<RegionIndex>{2, 1}));
+  EXPECT_TRUE(serving_regions({}, topo).empty());
 }
 
 }  // namespace

@@ -1,0 +1,300 @@
+#include "models/service/call_client.h"
+
+#include "models/service/service.h"
+#include "sim/errors.h"
+#include "sim/simulation.h"
+
+namespace drsim {
+
+CallClient::CallClient(const ServiceConfig& config, PodSet& pods, Owner& owner, JobOwner& caller,
+                       QueryClient& querier)
+    : config_(config), pods_(pods), owner_(owner), caller_(caller), querier_(querier) {}
+
+SimTime CallClient::now() const { return sim_->now(); }
+
+void CallClient::connect(const FindService& find_service, const FindDatabase& find_database) {
+  steps_.clear();
+  edges_.clear();
+  database_uses_.clear();
+  bool previous_parallel = false;
+  for (std::uint32_t edge = 0; edge < config_.calls.size(); ++edge) {
+    const CallConfig& call = config_.calls[edge];
+    Service* callee = nullptr;
+    std::uint32_t database = kNoCall;
+    if (!call.database.empty()) {
+      database = connect_database(call, find_database);
+    } else {
+      callee = find_service(call.service);
+      if (callee == nullptr) {
+        throw SimulationError("service \"" + config_.name + "\" calls unknown service \"" + call.service + "\"");
+      }
+    }
+    edges_.push_back(CallEdge{RetryPolicy(call.retry),
+                              call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
+                              call.timeout, database, call.queries, call.writes});
+    if (call.parallel) {
+      if (!previous_parallel) steps_.emplace_back();
+      for (std::uint32_t i = 0; i < call.count; ++i) steps_.back().push_back({callee, edge});
+    } else {
+      for (std::uint32_t i = 0; i < call.count; ++i) steps_.push_back({StepCall{callee, edge}});
+    }
+    previous_parallel = call.parallel;
+  }
+}
+
+std::uint32_t CallClient::connect_database(const CallConfig& call, const FindDatabase& find_database) {
+  for (std::uint32_t u = 0; u < database_uses_.size(); ++u) {
+    if (database_uses_[u].name == call.database) return u;
+  }
+  DatabaseUse use;
+  use.name = call.database;
+  use.pool = config_.pool_towards(call.database);
+  for (const ServiceZone& zone : pods_.zones()) {
+    if (!zone.topology_zone || !find_database) {
+      throw SimulationError("service \"" + config_.name + "\" queries database \"" + call.database +
+                            "\" from zone \"" + zone.name + "\", which is not in the topology");
+    }
+    PoolEndpoint* endpoint = find_database(call.database, *zone.topology_zone);
+    if (endpoint == nullptr) {
+      throw SimulationError("service \"" + config_.name + "\" queries unknown database \"" + call.database + "\"");
+    }
+    use.endpoint.push_back(endpoint);
+  }
+  database_uses_.push_back(std::move(use));
+  return static_cast<std::uint32_t>(database_uses_.size() - 1);
+}
+
+void CallClient::attach(Simulation& sim, std::uint32_t host, RngStream& rng, WindowedMetrics& metrics) {
+  sim_ = &sim;
+  host_ = host;
+  rng_ = &rng;
+  for (DatabaseUse& use : database_uses_) {
+    use.metrics.clear();
+    for (const ServiceZone& z : pods_.zones()) {
+      use.metrics.push_back(std::make_unique<PoolMetrics>(
+          metrics, Labels{{"service", config_.name}, {"zone", z.name}, {"database", use.name}}));
+    }
+  }
+}
+
+const ConnectionPool* CallClient::pod_pool(std::size_t pod, std::size_t database) const {
+  static_cast<void>(pods_.pods().at(pod));  // an unknown pod is an error, as before any pool exists
+  if (pod >= pod_pools_.size()) return nullptr;
+  const PodPools& p = pod_pools_[pod];
+  if (!p.open || database >= p.pools.size()) return nullptr;
+  return p.pools[database].get();
+}
+
+std::uint64_t CallClient::memory_per_pod() { return sizeof(PodPools); }
+
+void CallClient::sync_pools(std::size_t p) {
+  if (database_uses_.empty() || sim_ == nullptr) return;
+  const ServicePod& pod = pods_.pod(p);
+  if (p >= pod_pools_.size()) pod_pools_.resize(p + 1);
+  PodPools& mine = pod_pools_[p];
+  const bool run = pod.running() && !pod.crashed;
+  if (run == mine.open) return;
+  mine.open = run;
+  if (!run) {
+    for (auto& pool : mine.pools) pool->shutdown();  // the process is gone: its sessions with it
+    return;
+  }
+  if (mine.pools.empty()) {
+    const ServiceZone& zone = pods_.zone(pod.zone);
+    for (DatabaseUse& use : database_uses_) {
+      mine.pools.push_back(std::make_unique<ConnectionPool>(*sim_, host_, pod.name + "/" + use.name, use.pool,
+                                                            *use.endpoint[pod.zone], *zone.topology_zone,
+                                                            use.metrics[pod.zone].get()));
+    }
+  }
+  for (auto& pool : mine.pools) pool->start();
+}
+
+void CallClient::begin(std::size_t p, std::size_t slot) {
+  pods_.pod(p).slots[slot].step = 0;
+  start_step(p, slot);
+}
+
+void CallClient::start_step(std::size_t p, std::size_t slot) {
+  WorkerSlot& s = pods_.pod(p).slots[slot];
+  if (s.step == steps_.size()) {
+    owner_.calls_over(p, slot, s.failed ? ServeOutcome::kDependencyFailed : ServeOutcome::kServed);
+    return;
+  }
+  const auto& step = steps_[s.step];
+  s.outstanding = static_cast<std::uint32_t>(step.size());
+  s.failed = false;
+  // While the step's calls are being sent, a call that ends at once only
+  // counts itself off: the step cannot end (and the slot be reused) half-sent.
+  s.sending = true;
+  for (const StepCall& c : step) send_attempt(new_call(p, slot, c.edge, c.callee));
+  WorkerSlot& sent = pods_.pod(p).slots[slot];
+  sent.sending = false;
+  if (sent.outstanding == 0) end_step(p, slot);
+}
+
+void CallClient::end_step(std::size_t p, std::size_t slot) {
+  WorkerSlot& s = pods_.pod(p).slots[slot];
+  if (s.failed) {
+    owner_.calls_over(p, slot, ServeOutcome::kDependencyFailed);
+    return;
+  }
+  ++s.step;
+  start_step(p, slot);
+}
+
+std::uint32_t CallClient::new_call(std::size_t p, std::size_t slot, std::uint32_t edge, Service* callee) {
+  std::uint32_t c = free_record_;
+  if (c == kNoCall) {
+    c = static_cast<std::uint32_t>(records_.size());
+    records_.emplace_back();
+  } else {
+    free_record_ = records_[c].next;
+  }
+  CallRecord& r = records_[c];
+  WorkerSlot& s = pods_.pod(p).slots[slot];
+  r.pod = static_cast<std::uint32_t>(p);
+  r.slot = static_cast<std::uint32_t>(slot);
+  r.edge = edge;
+  r.callee = callee;
+  r.attempt = 0;
+  r.attempt_outstanding = false;
+  r.attempt_timer = EventId{};
+  r.timeout = EventId{};
+  r.prev = kNoCall;
+  r.next = s.first_call;
+  if (s.first_call != kNoCall) records_[s.first_call].prev = c;
+  s.first_call = c;
+  CallEdge& e = edges_[edge];
+  if (e.budget) e.budget->deposit(now());
+  if (e.timeout) {
+    r.timeout = sim_->schedule_after(
+        *e.timeout,
+        [this, c] {
+          records_[c].timeout = EventId{};
+          call_done(c, false);
+        },
+        EventTag{host_, "service.call_timeout"});
+  }
+  return c;
+}
+
+void CallClient::send_attempt(std::uint32_t c) {
+  CallRecord& r = records_[c];
+  ++r.generation;
+  ++r.attempt;
+  r.attempt_outstanding = true;
+  r.attempt_timer = EventId{};
+  const std::uint64_t token = (static_cast<std::uint64_t>(r.generation) << 32) | c;
+  const CallEdge& e = edges_[r.edge];
+  if (e.retry.per_try_timeout()) {
+    r.attempt_timer = sim_->schedule_after(
+        *e.retry.per_try_timeout(),
+        [this, c] {
+          CallRecord& timed_out = records_[c];
+          timed_out.attempt_timer = EventId{};
+          timed_out.attempt_outstanding = false;
+          ++timed_out.generation;  // its late answer is ignored; the callee still does the work
+          attempt_failed(c, AttemptFailure::kTimeout);
+        },
+        EventTag{host_, "service.call_attempt_timeout"});
+  }
+  if (r.callee == nullptr) {
+    // A database call: the pod's pool borrows, queries and reports back
+    // (never from inside execute). The pod runs: it holds this call's job.
+    pod_pools_[r.pod].pools[e.database]->execute(querier_, token, e.queries, e.writes);
+    return;
+  }
+  const Job call{&caller_, token, now()};
+  Service* callee = r.callee;
+  const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;
+  if (const auto failure = callee->submit(call, from)) answer(token, attempt_failure(*failure));
+}
+
+std::optional<AttemptFailure> CallClient::failure_of(const QueryResult& result) {
+  switch (result.outcome) {
+    case QueryOutcome::kServerError:
+      return AttemptFailure::kDependency;  // the database answered with an error (a 5xx of its own)
+    case QueryOutcome::kPoolTimeout:
+      return AttemptFailure::kTimeout;  // SQLTransientConnectionException after connectionTimeout
+    case QueryOutcome::kConnectionError:
+      switch (result.error) {
+        case TcpError::kConnectRefused:
+        case TcpError::kReset:
+          return AttemptFailure::kRefused;
+        case TcpError::kTooManyConnections:
+          return AttemptFailure::kRejected;
+        default:
+          return AttemptFailure::kTimeout;  // socket, retransmission, keepalive or connect timeouts
+      }
+    default:
+      return std::nullopt;
+  }
+}
+
+void CallClient::answer(std::uint64_t token, std::optional<AttemptFailure> failure) {
+  const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
+  const auto generation = static_cast<std::uint32_t>(token >> 32);
+  if (c >= records_.size()) return;
+  CallRecord& r = records_[c];
+  if (!r.attempt_outstanding || r.generation != generation) return;  // an attempt given up on, or a freed call
+  r.attempt_outstanding = false;
+  sim_->cancel(r.attempt_timer);
+  r.attempt_timer = EventId{};
+  if (!failure) {
+    call_done(c, true);
+    return;
+  }
+  attempt_failed(c, *failure);
+}
+
+void CallClient::attempt_failed(std::uint32_t c, AttemptFailure failure) {
+  CallRecord& r = records_[c];
+  CallEdge& e = edges_[r.edge];
+  if (r.attempt >= e.retry.attempts() || !e.retry.retries(failure) || (e.budget && !e.budget->try_withdraw(now()))) {
+    call_done(c, false);
+    return;
+  }
+  const Duration wait = e.retry.backoff(r.attempt, *rng_);
+  if (wait == Duration::zero()) {
+    send_attempt(c);
+    return;
+  }
+  r.attempt_timer = sim_->schedule_after(wait, [this, c] { send_attempt(c); }, EventTag{host_, "service.call_backoff"});
+}
+
+void CallClient::call_done(std::uint32_t c, bool ok) {
+  const std::size_t p = records_[c].pod;
+  const std::size_t slot = records_[c].slot;
+  free_call(c);
+  WorkerSlot& s = pods_.pod(p).slots[slot];
+  if (!ok) s.failed = true;
+  if (--s.outstanding > 0 || s.sending) return;
+  end_step(p, slot);
+}
+
+void CallClient::free_call(std::uint32_t c) {
+  CallRecord& r = records_[c];
+  sim_->cancel(r.timeout);
+  sim_->cancel(r.attempt_timer);
+  r.timeout = EventId{};
+  r.attempt_timer = EventId{};
+  r.attempt_outstanding = false;
+  ++r.generation;  // answers still on their way are ignored
+  WorkerSlot& s = pods_.pod(r.pod).slots[r.slot];
+  if (r.prev != kNoCall) {
+    records_[r.prev].next = r.next;
+  } else {
+    s.first_call = r.next;
+  }
+  if (r.next != kNoCall) records_[r.next].prev = r.prev;
+  r.prev = kNoCall;
+  r.next = free_record_;
+  free_record_ = c;
+}
+
+void CallClient::drop(WorkerSlot& slot) {
+  while (slot.first_call != kNoCall) free_call(slot.first_call);
+}
+
+}  // namespace drsim

@@ -1,0 +1,148 @@
+#pragma once
+// Internal to models/service/: a Service's outbound calls. Once a request's
+// own work is done, its worker runs the service's calls (config().calls) as
+// steps: the calls of one step go out at once, the next step starts when
+// every call of this one is over, and a failed call ends the request as
+// kDependencyFailed after its step. Each call has its timeout, retry policy
+// and retry budget; a database call goes through the pod's connection pool
+// towards that database (one per pod and database, open while the pod runs).
+//
+// Call records are pooled and reused, so a call allocates nothing; the token
+// of an attempt is (generation << 32) | record, and a late answer to an
+// attempt given up on finds another generation and is ignored.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/data/connection_pool.h"
+#include "models/metrics/windowed_metrics.h"
+#include "models/service/job.h"
+#include "models/service/pod_set.h"
+#include "models/service/retry_budget.h"
+#include "models/service/retry_policy.h"
+#include "models/service/service_config.h"
+#include "sim/rng.h"
+
+namespace drsim {
+
+class Service;
+class Simulation;
+
+class CallClient {
+ public:
+  // What the client needs from the service whose pods make the calls.
+  class Owner {
+   public:
+    // The request in (pod, slot) has no calls left: outcome is kServed, or
+    // kDependencyFailed when a call failed for good.
+    virtual void calls_over(std::size_t pod, std::size_t slot, ServeOutcome outcome) = 0;
+
+   protected:
+    ~Owner() = default;
+  };
+  // The endpoint a pod in a topology zone connects to for a database; null
+  // for an unknown database.
+  using FindDatabase = std::function<PoolEndpoint*(std::string_view database, ZoneIndex from)>;
+  using FindService = std::function<Service*(std::string_view)>;
+
+  // `caller` answers for the calls (callees report to it, pools to `querier`);
+  // both are the owning service.
+  CallClient(const ServiceConfig& config, PodSet& pods, Owner& owner, JobOwner& caller, QueryClient& querier);
+
+  // Resolves the services and databases the calls name. Throws
+  // SimulationError for an unknown name, or a database call from a zone
+  // outside the topology.
+  void connect(const FindService& find_service, const FindDatabase& find_database);
+  // Scheduling goes through the host component (its id tags the events) and
+  // its random stream; the pools' series are declared per service zone.
+  void attach(Simulation& sim, std::uint32_t host, RngStream& rng, WindowedMetrics& metrics);
+
+  // The job in (pod, slot) has done its own work: its calls begin.
+  void begin(std::size_t pod, std::size_t slot);
+  // The answer to an attempt: nullopt for a success.
+  void answer(std::uint64_t token, std::optional<AttemptFailure> failure);
+  // Ends the slot's calls under way (the slot is being freed).
+  void drop(WorkerSlot& slot);
+  // How a database query's result counts for the call's retry policy.
+  static std::optional<AttemptFailure> failure_of(const QueryResult& result);
+
+  // Opens the pod's pools while it runs (zone up, present, not crashed) and
+  // closes them when it stops; creates them on first need.
+  void sync_pools(std::size_t pod);
+  // A pod's pool towards the n-th database the calls name (in order of
+  // first mention); null while the pod is not running.
+  const ConnectionPool* pod_pool(std::size_t pod, std::size_t database) const;
+  // What the client holds per pod before its pools open (see Service::memory_per_pod).
+  static std::uint64_t memory_per_pod();
+
+ private:
+  struct CallRecord {
+    std::uint32_t pod = 0, slot = 0;
+    std::uint32_t edge = 0;     // index in config().calls
+    Service* callee = nullptr;  // null: a database call (CallEdge::database)
+    std::uint32_t generation = 0;
+    std::uint32_t attempt = 0;
+    bool attempt_outstanding = false;
+    EventId timeout;        // the whole call
+    EventId attempt_timer;  // the attempt's timeout, or the backoff wait
+    std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
+  };
+  // Per entry of config().calls: its retry policy and budget.
+  struct CallEdge {
+    RetryPolicy retry;
+    std::optional<RetryBudget> budget;
+    std::optional<Duration> timeout;
+    std::uint32_t database = kNoCall;  // database calls: index in database_uses_
+    std::uint32_t queries = 1;
+    std::uint32_t writes = 0;
+  };
+  // A database the calls name: the pods' pool settings towards it, and its
+  // endpoint from each of the service's zones.
+  struct DatabaseUse {
+    std::string name;
+    PoolConfig pool;
+    std::vector<PoolEndpoint*> endpoint;                // per service zone
+    std::vector<std::unique_ptr<PoolMetrics>> metrics;  // per service zone, from attach
+  };
+  struct StepCall {
+    Service* callee = nullptr;
+    std::uint32_t edge = 0;
+  };
+  struct PodPools {
+    std::vector<std::unique_ptr<ConnectionPool>> pools;  // one per DatabaseUse
+    bool open = false;
+  };
+
+  std::uint32_t connect_database(const CallConfig& call, const FindDatabase& find_database);
+  void start_step(std::size_t pod, std::size_t slot);
+  void end_step(std::size_t pod, std::size_t slot);
+  std::uint32_t new_call(std::size_t pod, std::size_t slot, std::uint32_t edge, Service* callee);
+  void send_attempt(std::uint32_t call);
+  void attempt_failed(std::uint32_t call, AttemptFailure failure);
+  // The call is over: it succeeded or it failed for good.
+  void call_done(std::uint32_t call, bool ok);
+  void free_call(std::uint32_t call);
+  SimTime now() const;
+
+  const ServiceConfig& config_;
+  PodSet& pods_;
+  Owner& owner_;
+  JobOwner& caller_;
+  QueryClient& querier_;
+  Simulation* sim_ = nullptr;
+  std::uint32_t host_ = 0;
+  RngStream* rng_ = nullptr;
+  std::vector<std::vector<StepCall>> steps_;
+  std::vector<CallEdge> edges_;
+  std::vector<DatabaseUse> database_uses_;
+  std::vector<CallRecord> records_;
+  std::uint32_t free_record_ = kNoCall;
+  std::vector<PodPools> pod_pools_;  // by pod id, grown as pods first run
+};
+
+}  // namespace drsim
