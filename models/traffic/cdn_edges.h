@@ -48,6 +48,7 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/cdn_config.h"
 #include "models/traffic/geo_router.h"
+#include "models/traffic/routing_listeners.h"
 #include "sim/component.h"
 
 namespace drsim {
@@ -55,7 +56,7 @@ namespace drsim {
 class HealthChecker;
 class Service;
 
-class CdnEdges : public Component, public JobOwner {
+class CdnEdges : public Component, public JobOwner, public CnameSource {
  public:
   // clients: who the edges answer (the population). client_zone: where the
   // population sits. router: the origin routing (null: the service's
@@ -65,7 +66,7 @@ class CdnEdges : public Component, public JobOwner {
            Duration metrics_window = std::chrono::seconds(1));
 
   // The vendor the live CNAME names.
-  std::size_t cname() const { return cname_; }
+  std::size_t cname() const override { return cname_; }
   const std::string& vendor_name(std::size_t v) const { return config_.vendors[v].name; }
   bool backup_active(std::size_t vendor) const { return vendors_[vendor].backup; }
   // The timeline's cdn:fail: the vendor's edges are down in this geography too (false: back). Unknown

@@ -228,7 +228,7 @@ void ClientPopulation::dispatch(std::uint32_t index) {
       ++connection->requests;
       slot.connected = true;
       slot.connection_generation = connection->generation;
-      if (routed_ && connection->region) routed_(*connection->region);
+      if (routed_ != nullptr && connection->region) routed_->routed(*connection->region);
       send(token, connection->region, connection->vendor, 0);
       return;
     }
@@ -264,7 +264,7 @@ void ClientPopulation::dispatch(std::uint32_t index) {
       on_served(token, ServeOutcome::kNoTarget);
       return;
     }
-    if (routed_) routed_(*region);
+    if (routed_ != nullptr) routed_->routed(*region);
   }
   if (connection != nullptr) {  // a new connection, pinned to what was resolved now
     connection->open = true;

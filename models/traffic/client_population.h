@@ -31,6 +31,7 @@
 #include "models/traffic/connections_config.h"
 #include "models/traffic/dns_caches.h"
 #include "models/traffic/geo_router.h"
+#include "models/traffic/routing_listeners.h"
 #include "models/service/retry_budget.h"
 #include "models/service/retry_policy.h"
 #include "sim/component.h"
@@ -107,7 +108,7 @@ class ClientPopulation : public Component, public JobOwner {
   // With routing.dns: requests route by a client's cached answer instead of the live router.
   void use_dns(DnsCaches* dns) { dns_ = dns; }
   // Told the region of every routed attempt (a traffic scheduler counts them per region).
-  void on_routed(std::function<void(RegionIndex)> listener) { routed_ = std::move(listener); }
+  void on_routed(RoutedListener& listener) { routed_ = &listener; }
   // Also record client.latency_p99_window_s: the p99 of the trailing `length`
   // (a whole number of metrics windows), for a latency objective over a
   // window. Before the run starts.
@@ -184,7 +185,7 @@ class ClientPopulation : public Component, public JobOwner {
   std::optional<ZoneIndex> affinity_zone_;
   std::optional<GeoRouter> router_;
   DnsCaches* dns_ = nullptr;
-  std::function<void(RegionIndex)> routed_;
+  RoutedListener* routed_ = nullptr;
   CdnEdges* cdn_ = nullptr;
   RetryPolicy retry_;
   std::optional<RetryBudget> budget_;

@@ -56,13 +56,13 @@ SimTime DnsCaches::offset_within(Duration ttl) {
 
 void DnsCaches::take_live(Cache& cache) {
   cache.answer = std::make_shared<const GeoRouter>(live_);
-  cache.vendor = cname_ ? cname_() : 0;
+  cache.vendor = cname_ != nullptr ? cname_->cname() : 0;
 }
 
 void DnsCaches::start() {
-  if (cname_) {
-    for (Cache& c : resolvers_) c.vendor = cname_();
-    for (Cache& c : clients_) c.vendor = cname_();
+  if (cname_ != nullptr) {
+    for (Cache& c : resolvers_) c.vendor = cname_->cname();
+    for (Cache& c : clients_) c.vendor = cname_->cname();
   }
   for (std::size_t r = 0; r < resolvers_.size(); ++r) {
     resolvers_[r].first = offset_within(config_.record_ttl);
@@ -205,7 +205,7 @@ void DnsCaches::attempt_failed(std::size_t client) {
 void DnsCaches::record_staleness() {
   schedule_after(metrics_window_, "dns.staleness", [this] { record_staleness(); });
   const std::vector<RegionIndex> regions = live_.regions();
-  const std::size_t vendor = cname_ ? cname_() : 0;
+  const std::size_t vendor = cname_ != nullptr ? cname_->cname() : 0;
   std::size_t stale = 0;
   for (const Cache& client : clients_) {
     if (!client.answer || client.vendor != vendor) {

@@ -48,6 +48,7 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/dns_cache_config.h"
 #include "models/traffic/geo_router.h"
+#include "models/traffic/routing_listeners.h"
 #include "models/traffic/srtt_selector.h"
 #include "sim/component.h"
 
@@ -60,7 +61,7 @@ class DnsCaches : public Component {
             Duration metrics_window = std::chrono::seconds(1), const FailureDomains* domains = nullptr);
 
   // With a CDN: the live CNAME target (a vendor index), cached with the routing.
-  void set_cname_source(std::function<std::size_t()> cname) { cname_ = std::move(cname); }
+  void set_cname_source(const CnameSource& cname) { cname_ = &cname; }
 
   // What a request finds in its client's cache (or its resolver's, when the
   // client has none). answer null: no answer; then ready is when a pending
@@ -126,7 +127,7 @@ class DnsCaches : public Component {
   const GeoRouter& live_;
   Duration metrics_window_;
   const FailureDomains* domains_;
-  std::function<std::size_t()> cname_;
+  const CnameSource* cname_ = nullptr;
   std::vector<Cache> resolvers_;
   std::vector<Cache> clients_;
   std::vector<Provider> providers_;

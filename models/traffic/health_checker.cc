@@ -166,8 +166,8 @@ void HealthChecker::evaluate(std::size_t r) {
             domains_.topology().region_name(region.region) + ": " + std::to_string(healthy_count) + " of " +
                 std::to_string(reporting) + " checkers healthy, " + seconds(now() - last_topology_change_) +
                 " after the last topology change");
-  if (listener_) {
-    listener_(region.region, healthy);
+  if (listener_ != nullptr) {
+    listener_->region_health(region.region, healthy);
     return;
   }
   apply_availability();

@@ -40,6 +40,7 @@
 #include "models/topology/failure_domains.h"
 #include "models/traffic/geo_router.h"
 #include "models/traffic/health_check_config.h"
+#include "models/traffic/routing_listeners.h"
 #include "models/traffic/routing_rules_store.h"
 #include "sim/component.h"
 
@@ -55,8 +56,7 @@ class HealthChecker : public Component, public JobOwner {
 
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
   // A traffic scheduler takes the health decisions: the checker no longer changes the router itself.
-  using HealthListener = std::function<void(RegionIndex region, bool healthy)>;
-  void hand_decisions_to(HealthListener listener) { listener_ = std::move(listener); }
+  void hand_decisions_to(RegionHealthListener& listener) { listener_ = &listener; }
 
   // The endpoint's health as the quorum last decided it (before any rules store delay).
   bool healthy(RegionIndex region) const;
@@ -107,7 +107,7 @@ class HealthChecker : public Component, public JobOwner {
   FailureDomains& domains_;
   GeoRouter& router_;
   RoutingRulesStore* store_;
-  HealthListener listener_;
+  RegionHealthListener* listener_ = nullptr;
   Duration metrics_window_;
   std::vector<Checker> checkers_;
   std::vector<Region> regions_;

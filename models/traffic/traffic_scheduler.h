@@ -43,6 +43,7 @@
 #include "models/metrics/windowed_metrics.h"
 #include "models/topology/failure_domains.h"
 #include "models/traffic/geo_router.h"
+#include "models/traffic/routing_listeners.h"
 #include "models/traffic/routing_rules_store.h"
 #include "models/traffic/traffic_scheduler_config.h"
 #include "sim/component.h"
@@ -51,7 +52,7 @@ namespace drsim {
 
 class Service;
 
-class TrafficScheduler : public Component {
+class TrafficScheduler : public Component, public RegionHealthListener, public RoutedListener {
  public:
   // label: the population's name. entry: its entry service (capacity).
   // store: its rules store, or null (changes apply at once).
@@ -59,9 +60,9 @@ class TrafficScheduler : public Component {
                    FailureDomains& domains, RoutingRulesStore* store, Duration metrics_window = std::chrono::seconds(1));
 
   // The health checker's decision about a region.
-  void region_health(RegionIndex region, bool healthy);
+  void region_health(RegionIndex region, bool healthy) override;
   // A request the population sent to a region.
-  void routed(RegionIndex region);
+  void routed(RegionIndex region) override;
 
   // routing:switch. name: the step's (unique) name. back: run the
   // switch-back schedule (undo, or reverse: true).

@@ -68,7 +68,7 @@ struct Fixture {
     checker = &sim.add<HealthChecker>("users", probes(), service, domains, router, nullptr);
     scheduler = &sim.add<TrafficScheduler>("users", TrafficSchedulerConfig{.spread = std::move(spread)}, router,
                                            service, domains, nullptr);
-    checker->hand_decisions_to([this](RegionIndex r, bool healthy) { scheduler->region_health(r, healthy); });
+    checker->hand_decisions_to(*scheduler);
   }
   RegionIndex region(const char* name) const { return *domains.topology().find_region(name); }
   double weight(const char* name) const { return router.weight(region(name)); }
