@@ -10,14 +10,9 @@
 
 namespace drsim {
 
-// What each timeline step the run applied did to the clients, judged against
-// spec.objectives.successRatio (definitions: models/results/fault_impact.h).
-// Computed from the Recorder and the Timeline, so it is the same however often
-// it is asked for; io/run.cc records it as fault.* KPIs.
-struct FaultReport {
-  ClientWindows windows;
-  std::vector<FaultImpact> impacts;
-};
+// The run's FaultReport (models/results/fault_impact.h). Computed from the
+// Recorder and the Timeline, so it is the same however often it is asked
+// for; io/run.cc records it as fault.* KPIs.
 FaultReport fault_report(const RunResult& result);
 
 // Long format: t_s, metric, one column per label key (sorted), value.

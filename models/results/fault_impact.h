@@ -152,4 +152,11 @@ std::vector<FaultImpact> assess_fault_impact(std::span<const FaultStep> steps, c
 //   fault.time_to_recover_after_end_s                NaN (null in kpis.json) when none
 void record_fault_impact(Recorder& recorder, std::span<const FaultImpact> impacts, const ClientWindows& windows);
 
+// What each timeline step the run applied did to the clients, judged against
+// spec.objectives.successRatio: the client grid and one impact per step.
+struct FaultReport {
+  ClientWindows windows;
+  std::vector<FaultImpact> impacts;
+};
+
 }  // namespace drsim

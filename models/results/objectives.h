@@ -2,7 +2,7 @@
 // What a run is judged against: `spec.objectives` of a scenario. The fault
 // impact analysis (models/results/fault_impact.h) reads the success-ratio
 // objective to decide when the clients have recovered from a fault; the
-// objective evaluation (io/objective_evaluation.h) judges every other target
+// objective judge (models/results/objective_judge.h) judges every other target
 // declared here against the recorded series and KPIs. A target left out is
 // not judged: a scenario without targets reports what it always did.
 #include <optional>
