@@ -102,7 +102,7 @@ _EXPECTED = [
     'Revealed type is "builtins.float"',
     'Revealed type is "drsim.result.Result"',
     'Revealed type is "builtins.float"',
-    'Revealed type is "drsim.check.CapacityReport"',
+    'Revealed type is "drsim.capacity_report.CapacityReport"',
     'Revealed type is "builtins.bool"',
     'Revealed type is "builtins.float"',
     '"RetryPolicy" has no attribute "atempts"',
