@@ -4,9 +4,16 @@
 // and loads back to an equal Scenario. Values read from a CSV file are not
 // written: the `file:` reference is, with the absolute path the loader
 // resolved, so the output loads them again from wherever it is loaded
-// (io/csv_inputs.h).
+// (io/csv_inputs.h). encode_config writes one struct of a scenario the same
+// way, in flow style (io/config_encode.h).
+#include <stdexcept>
+#include <string>
+#include <typeindex>
+#include <unordered_map>
+
 #include <yaml-cpp/yaml.h>
 
+#include "io/config_encode.h"
 #include "io/csv_inputs.h"
 #include "sim/field_traits.h"
 #include "io/scenario_loader.h"
@@ -49,12 +56,56 @@ void emit(YAML::Emitter& out, const T& value) {
   }
 }
 
+template <Described T>
+std::string encode_standalone(const void* value) {
+  YAML::Emitter out;
+  // One line, as an override's value or a pickle's state: every mapping and
+  // list in flow style, not only lists of scalars.
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  emit(out, *static_cast<const T*>(value));
+  return out.c_str();
+}
+
+using EncodeFunction = std::string (*)(const void*);
+using Registry = std::unordered_map<std::type_index, EncodeFunction>;
+
+// Every struct reachable from V, as the decoder's registry (io/config_decode.cc).
+template <class V>
+void register_types(Registry& registry) {
+  if constexpr (IsOptional<V>::value || IsVector<V>::value) {
+    register_types<typename V::value_type>(registry);
+  } else if constexpr (std::is_same_v<V, TopologyRef>) {
+    register_types<DeploymentConfig>(registry);
+  } else if constexpr (Described<V>) {
+    if (!registry.emplace(typeid(V), &encode_standalone<V>).second) return;
+    for_each_field<V>([&](const auto& f) { register_types<FieldValue<decltype(f)>>(registry); });
+  }
+}
+
+const Registry& registry() {
+  static const Registry kRegistry = [] {
+    Registry r;
+    register_types<Scenario>(r);
+    return r;
+  }();
+  return kRegistry;
+}
+
 }  // namespace
 
 std::string to_yaml(const Scenario& scenario) {
   YAML::Emitter out;
   emit(out, scenario);
   return std::string(out.c_str()) + "\n";
+}
+
+bool config_encodable(std::type_index type) { return registry().contains(type); }
+
+std::string encode_config_from(std::type_index type, const void* value) {
+  const auto found = registry().find(type);
+  if (found == registry().end()) throw std::logic_error("encode_config: not a struct of a scenario");
+  return found->second(value);
 }
 
 }  // namespace drsim

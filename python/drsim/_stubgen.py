@@ -1,21 +1,24 @@
-"""Writes drsim/_config.pyi, the type stubs of the config classes.
+"""Writes drsim/_config.pyi and drsim/_core.pyi, the type stubs of _core.
 
 The config classes are generated at import time from the C++ field lists
 (python/src/config_views.h), so their stubs are generated too, from the same
 classes, each time _core is built (python/CMakeLists.txt runs
-``python -m drsim._stubgen <dir>/_config.pyi``). _core.pyi and drsim/config.py
-import them from there. Run by hand from a build tree:
+``python -m drsim._stubgen <dir>``). The rest of _core is stubbed from its
+pybind11 signatures (drsim/_core_stubgen.py); _core.pyi and drsim/config.py
+import the config classes from _config.pyi. Run by hand from a build tree:
 
-    PYTHONPATH=<build>/python /usr/bin/python3 -m drsim._stubgen out.pyi
+    PYTHONPATH=<build>/python /usr/bin/python3 -m drsim._stubgen out/
 """
 
 from __future__ import annotations
 
+import pathlib
 import sys
 import textwrap
 from typing import Any
 
 from drsim import _core
+from drsim._core_stubgen import core_stubs
 
 # Methods that bind_topology.cc adds to the Topology view, next to its fields.
 _TOPOLOGY_QUERIES = '''\
@@ -168,10 +171,11 @@ def config_stubs() -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m drsim._stubgen OUTPUT.pyi", file=sys.stderr)
+        print("usage: python -m drsim._stubgen OUTPUT_DIR  (writes _config.pyi and _core.pyi there)", file=sys.stderr)
         return 2
-    with open(argv[1], "w", encoding="utf-8") as f:
-        f.write(config_stubs())
+    out = pathlib.Path(argv[1])
+    (out / "_config.pyi").write_text(config_stubs(), encoding="utf-8")
+    (out / "_core.pyi").write_text(core_stubs(), encoding="utf-8")
     return 0
 
 

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from drsim.figure_canvas import new_figure, unit_of
 from drsim.figures import FAULT_FIGURES, kpi_names, missing_kpis, run_figures
 from drsim.scenario import Overrides, Scenario, Source, Until, load
 from drsim.sweep_pools import usable_cores
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from drsim.result import Result
 
-__all__ = ["compare", "Comparison", "t_quantile", "FAULT_FIGURES"]
+__all__ = ["compare", "Comparison", "comparison_summary", "t_quantile", "FAULT_FIGURES"]
 
 _SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "min", "max", "n"]
 
@@ -140,8 +141,6 @@ class Comparison:
         """The per-fault figures (or ``figures``), one panel each: every
         variant's mean with its confidence interval as an error bar and each
         seed's value as a dot."""
-        from drsim.plot import comparison_summary
-
         return comparison_summary(self, figures=figures, title=title)
 
     def __repr__(self) -> str:
@@ -156,6 +155,61 @@ class Comparison:
         import html
 
         return f"<p><b>{html.escape(repr(self))}</b></p>" + self.table.to_html()
+
+
+def comparison_summary(comparison: Comparison, *, figures: Iterable[str] | None = None, title: str | None = None) -> Figure:
+    """A :class:`drsim.Comparison` as one panel per figure: each variant's
+    mean with its confidence interval (error bar) and every seed's value (dots).
+    By default the per-fault RTO, detection, switch and error figures that
+    have a value in some run."""
+    import numpy as np
+
+    if not isinstance(comparison, Comparison):
+        raise TypeError(f"expected a drsim.Comparison (from drsim.compare), not {type(comparison).__name__}")
+    runs = comparison.runs
+    available = [c for c in runs.columns if c not in ("variant", "seed")]
+    if figures is None:
+        wanted = ("rto_s", "detection_s", "traffic_switch_s", "errors", "switch_errors")
+        names = [c for c in available if c.rsplit(".", 1)[-1] in wanted and runs[c].notna().any()]
+        if not names:
+            names = [c for c in available if runs[c].notna().any()][:4]
+    else:
+        names = [figures] if isinstance(figures, str) else list(figures)
+        for n in names:
+            if n not in available:
+                raise ValueError(f"no figure {n!r} in this comparison (figures: {', '.join(available)})")
+    if not names:
+        raise ValueError("the comparison has no figure with a value to plot")
+    variants = list(dict.fromkeys(runs["variant"]))
+    cols = min(3, len(names))
+    rows = math.ceil(len(names) / cols)
+    fig = new_figure(max(6.0, 4.2 * cols), 0.8 + 3.0 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, name in zip(axes, names):
+        unit, scale = unit_of(name)
+        summary = comparison.table.xs(name, level="figure").reindex(variants)
+        x = np.arange(len(variants))
+        mean = summary["mean"].to_numpy(dtype=float) * scale
+        low = summary["ci_low"].to_numpy(dtype=float) * scale
+        high = summary["ci_high"].to_numpy(dtype=float) * scale
+        err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
+        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
+        for i, v in enumerate(variants):
+            values = runs.loc[runs["variant"] == v, name].to_numpy(dtype=float) * scale
+            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue")
+        ax.set_xticks(x, variants)
+        ax.set_xlim(-0.5, len(variants) - 0.5)
+        ax.set_title(name, fontsize="medium")
+        ax.set_ylabel(f"{name.rsplit('.', 1)[-1]} ({unit})" if unit else name.rsplit(".", 1)[-1])
+        ax.grid(True, axis="y", alpha=0.3)
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    # The key goes in the title rather than in a legend that could cover a point.
+    key = f"black: mean and {100 * comparison.confidence:g}% confidence interval; blue dots: one seed each"
+    heading = title if title is not None else (
+        f"{comparison.scenario.name}: {len(variants)} variants x {len(comparison.seeds)} seeds")
+    fig.suptitle(f"{heading}\n{key}", fontsize="medium")
+    return fig
 
 
 def _variant_overrides(variants: Mapping[str, Overrides]) -> dict[str, Overrides]:

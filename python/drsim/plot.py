@@ -20,11 +20,11 @@ a cell), with or without ``import matplotlib.pyplot``; :func:`save_png` /
 
 from __future__ import annotations
 
-import io
 import math
-import os
-import pathlib
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from drsim.compare import comparison_summary
+from drsim.figure_canvas import new_figure, png_bytes, save_png, unit_of
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -55,51 +55,6 @@ _SERIES_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brow
 def _population_color(populations: list[str], population: str) -> str:
     """One colour per population, the same in every panel and column."""
     return _SERIES_COLORS[populations.index(population) % len(_SERIES_COLORS)]
-
-
-# ---- figure plumbing --------------------------------------------------------
-
-
-def _figure_class() -> type:
-    """A Figure that shows itself in Jupyter as a PNG even when pyplot (and so
-    the inline backend's formatter) was never imported; when it was, that
-    formatter is registered for Figure and takes precedence."""
-    from matplotlib.figure import Figure
-
-    class DrsimFigure(Figure):
-        def _repr_png_(self) -> bytes:
-            return png_bytes(self)
-
-    return DrsimFigure
-
-
-_FIGURE_CLASS: type | None = None
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    """A Figure on an Agg canvas, outside pyplot (see the module docstring)."""
-    global _FIGURE_CLASS
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    if _FIGURE_CLASS is None:
-        _FIGURE_CLASS = _figure_class()
-    fig = _FIGURE_CLASS(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def png_bytes(fig: Figure, *, dpi: int = 110) -> bytes:
-    """The figure as PNG bytes (what :func:`drsim.report` embeds)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
-def save_png(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 110) -> pathlib.Path:
-    """Writes the figure to ``path`` as a PNG; returns the path."""
-    p = pathlib.Path(os.fspath(path))
-    p.write_bytes(png_bytes(fig, dpi=dpi))
-    return p
 
 
 class _TimeAxis:
@@ -409,7 +364,7 @@ def timeline(
     t = _TimeAxis(result.outcome.end_t_s or result.horizon_s)
     # Draw each candidate panel on a scratch figure first: only those with data
     # make it into the final layout, so no empty panel is left.
-    scratch = _new_figure(width, _PANEL_HEIGHT_IN)
+    scratch = new_figure(width, _PANEL_HEIGHT_IN)
     drawers = {
         "success": lambda ax: _panel_success(ax, result, t, pops),
         "latency": lambda ax: _panel_latency(ax, result, t, pops),
@@ -424,7 +379,7 @@ def timeline(
 
     height = 0.9 + _PANEL_HEIGHT_IN * len(present)
     if figure is None:
-        fig = _new_figure(width, height)
+        fig = new_figure(width, height)
     else:
         fig = figure
         fig.clear()
@@ -463,7 +418,7 @@ def comparison(
             raise TypeError(f"run names are str, got {name!r}")
         _check_result(result, f"results[{name!r}]")
     n = len(results)
-    fig = _new_figure(max(6.0, column_width * n + 1.5), 0.9 + 2 * _PANEL_HEIGHT_IN)
+    fig = new_figure(max(6.0, column_width * n + 1.5), 0.9 + 2 * _PANEL_HEIGHT_IN)
     axes = fig.subplots(2, n, sharey="row", squeeze=False)
     for col, (name, result) in enumerate(results.items()):
         pops = _populations(result, populations)
@@ -491,19 +446,6 @@ def comparison(
     if title:
         fig.suptitle(title, fontsize="medium")
     return fig
-
-
-def _unit_of(column: str) -> tuple[str, float]:
-    """(axis unit, scale) guessed from a column's suffix."""
-    if column.endswith("_ms"):
-        return "ms", 1.0
-    if column.endswith("_s") or column.endswith("_seconds"):
-        return "s", 1.0
-    if column.endswith(("ratio", "_rate", "availability")):
-        return "%", 100.0
-    if column.endswith("errors"):
-        return "requests", 1.0
-    return "", 1.0
 
 
 def distribution(
@@ -536,10 +478,10 @@ def distribution(
     groups: list[tuple[str, pd.DataFrame]] = (
         [(str(k), g) for k, g in frame.groupby(by, sort=False)] if by is not None else [("all runs", frame)]
     )
-    fig = _new_figure(max(6.0, 4.5 * len(columns)), 4.0)
+    fig = new_figure(max(6.0, 4.5 * len(columns)), 4.0)
     axes = fig.subplots(1, len(columns), squeeze=False)[0]
     for ax, c in zip(axes, columns):
-        unit, scale = _unit_of(c)
+        unit, scale = unit_of(c)
         values = []
         labels = []
         for name, g in groups:
@@ -568,61 +510,4 @@ def distribution(
         _legend_outside(axes[-1])  # the groups are the same in every panel
     if title:
         fig.suptitle(title, fontsize="medium")
-    return fig
-
-
-def comparison_summary(comparison: Any, *, figures: Iterable[str] | None = None, title: str | None = None) -> Figure:
-    """A :class:`drsim.Comparison` as one panel per figure: each variant's
-    mean with its confidence interval (error bar) and every seed's value (dots).
-    By default the per-fault RTO, detection, switch and error figures that
-    have a value in some run."""
-    import numpy as np
-
-    from drsim.compare import Comparison
-
-    if not isinstance(comparison, Comparison):
-        raise TypeError(f"expected a drsim.Comparison (from drsim.compare), not {type(comparison).__name__}")
-    runs = comparison.runs
-    available = [c for c in runs.columns if c not in ("variant", "seed")]
-    if figures is None:
-        wanted = ("rto_s", "detection_s", "traffic_switch_s", "errors", "switch_errors")
-        names = [c for c in available if c.rsplit(".", 1)[-1] in wanted and runs[c].notna().any()]
-        if not names:
-            names = [c for c in available if runs[c].notna().any()][:4]
-    else:
-        names = [figures] if isinstance(figures, str) else list(figures)
-        for n in names:
-            if n not in available:
-                raise ValueError(f"no figure {n!r} in this comparison (figures: {', '.join(available)})")
-    if not names:
-        raise ValueError("the comparison has no figure with a value to plot")
-    variants = list(dict.fromkeys(runs["variant"]))
-    cols = min(3, len(names))
-    rows = math.ceil(len(names) / cols)
-    fig = _new_figure(max(6.0, 4.2 * cols), 0.8 + 3.0 * rows)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax, name in zip(axes, names):
-        unit, scale = _unit_of(name)
-        summary = comparison.table.xs(name, level="figure").reindex(variants)
-        x = np.arange(len(variants))
-        mean = summary["mean"].to_numpy(dtype=float) * scale
-        low = summary["ci_low"].to_numpy(dtype=float) * scale
-        high = summary["ci_high"].to_numpy(dtype=float) * scale
-        err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
-        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
-        for i, v in enumerate(variants):
-            values = runs.loc[runs["variant"] == v, name].to_numpy(dtype=float) * scale
-            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue")
-        ax.set_xticks(x, variants)
-        ax.set_xlim(-0.5, len(variants) - 0.5)
-        ax.set_title(name, fontsize="medium")
-        ax.set_ylabel(f"{name.rsplit('.', 1)[-1]} ({unit})" if unit else name.rsplit(".", 1)[-1])
-        ax.grid(True, axis="y", alpha=0.3)
-    for ax in axes[len(names):]:
-        ax.set_visible(False)
-    # The key goes in the title rather than in a legend that could cover a point.
-    key = f"black: mean and {100 * comparison.confidence:g}% confidence interval; blue dots: one seed each"
-    heading = title if title is not None else (
-        f"{comparison.scenario.name}: {len(variants)} variants x {len(comparison.seeds)} seeds")
-    fig.suptitle(f"{heading}\n{key}", fontsize="medium")
     return fig

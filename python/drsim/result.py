@@ -56,12 +56,15 @@ def _matcher(selector: Selector) -> Any:
 class Result:
     """The result of :meth:`drsim.Scenario.run`."""
 
-    __slots__ = ("_core", "_series", "_series_keys")
+    __slots__ = ("_core", "_scenario", "_series", "_series_keys")
 
-    def __init__(self, core: _core.RunResult) -> None:
+    def __init__(self, core: _core.RunResult, scenario: Scenario) -> None:
         if not isinstance(core, _core.RunResult):
             raise TypeError("Results come from Scenario.run()")
         self._core = core
+        # Wrapped by Scenario.run, which is above this module (it returns
+        # Results), so that this module need not import drsim.scenario.
+        self._scenario = scenario
         self._series: list[tuple[str, dict[str, str], int]] | None = None
         self._series_keys: list[str] | None = None
 
@@ -69,9 +72,7 @@ class Result:
     @property
     def scenario(self) -> Scenario:
         """The scenario that ran (with its overrides)."""
-        from drsim.scenario import Scenario
-
-        return Scenario(self._core.scenario)
+        return self._scenario
 
     @property
     def seed(self) -> int:

@@ -18,16 +18,16 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Union
 
-from drsim import _core
+from drsim import _core, kube
+from drsim.capacity_report import CapacityReport, capacity_report
 from drsim.errors import RunInterrupted, ScenarioError
+from drsim.result import Result
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from drsim._config import Metadata, ScenarioSpec, Service, Topology
-    from drsim.check import CapacityReport
     from drsim.config import ConfigList
-    from drsim.result import Result
 
 __all__ = ["Scenario", "Progress", "load", "load_file", "load_text", "Source", "Overrides", "Until"]
 
@@ -533,9 +533,7 @@ class Scenario:
     def check(self, *, utilization_target: float | str = 0.8) -> CapacityReport:
         """The N+1 capacity report of this scenario (``drsim check``); see
         :func:`drsim.check`."""
-        from drsim.check import check
-
-        return check(self, utilization_target=utilization_target)
+        return capacity_report(self, utilization_target)
 
     def recommend_policy(
         self, service: str, zone: str, *, replicas: int | None = None, migrate: bool = False
@@ -543,8 +541,6 @@ class Scenario:
         """The deployment policies that would let ``service`` scale out when
         ``zone`` fails (``drsim recommend-policy``); see
         :func:`drsim.kube.recommend_policy`."""
-        from drsim import kube
-
         return kube.recommend_policy(self, service, zone, replicas=replicas, migrate=migrate)
 
     def run(
@@ -580,10 +576,10 @@ class Scenario:
 
             callback = report_progress
 
-        from drsim.result import Result
-
         core_result, error = _core.run(self._core, seed=seed_value, until_ns=until_ns, progress=callback)
-        result = Result(core_result)
+        # The run's own copy of the scenario: the Result hands it out as
+        # .scenario without importing this module.
+        result = Result(core_result, Scenario(core_result.scenario))
         if error is not None:
             if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted):
                 raise RunInterrupted(result) from error

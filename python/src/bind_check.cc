@@ -1,9 +1,11 @@
 // analysis/n_plus_one.h for Python: drsim check's N+1 capacity report for a
-// loaded scenario. drsim/check.py builds its DataFrames from the JSON the
+// loaded scenario. drsim/capacity_report.py builds its DataFrames from the JSON the
 // command prints (format_report_json), so the CLI and Python cannot disagree.
 #include <string>
+#include <utility>
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "analysis/n_plus_one.h"
 #include "io/scenario.h"
@@ -22,7 +24,8 @@ void bind_check(py::module_& m) {
           report =
               n_plus_one(deployment, deployment.services, scenario.spec.load, utilization_target, deployment.databases);
         }
-        return py::make_tuple(format_report_json(report), format_report(report));
+        // A pair, not a py::tuple, so that the signature (and _core.pyi) says tuple[str, str].
+        return std::pair{format_report_json(report), format_report(report)};
       },
       py::arg("scenario"), py::arg("utilization_target"),
       "(json, text) of drsim check: the steady state and every single zone and region failure, in closed form.");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/policy_advice.h"
 #include "io/scenario.h"
@@ -26,7 +27,8 @@ void bind_policy_advice(py::module_& m) {
           advice = advise_policy({scenario.spec.topology.config, scenario.spec.topology.config.services, kubernetes},
                                  PolicyAdviceRequest{service, zone, replicas, migrate});
         }
-        return py::make_tuple(format_policy_advice_json(advice), format_policy_advice(advice));
+        // A pair, not a py::tuple, so that the signature (and _core.pyi) says tuple[str, str].
+        return std::pair{format_policy_advice_json(advice), format_policy_advice(advice)};
       },
       py::arg("scenario"), py::arg("service"), py::arg("zone"), py::arg("replicas"), py::arg("migrate"),
       "(json, text) of drsim recommend-policy for a failed zone; ValueError for unknown names.");

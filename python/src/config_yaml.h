@@ -1,8 +1,8 @@
 #pragma once
 // Config values <-> YAML flow text, by the field lists: a C++ value as the
-// resolved-scenario writer spells it, and a Python value (a leaf, a dict of
-// fields, a config view, a list) as the text the scenario decoder reads for a
-// field of type V. Shared by Scenario.replace() (python/src/scenario_replace.cc)
+// resolved-scenario writer spells it (io's writer, io/config_encode.h), and a
+// Python value (a leaf, a dict of fields, a config view, a list) as the text
+// the scenario decoder reads for a field of type V. Shared by Scenario.replace() (python/src/scenario_replace.cc)
 // and the keyword constructors of drsim.config (python/src/config_construct.cc),
 // so that both accept exactly the same Python values. The conversion only
 // checks Python types; the decoder then checks the values, as for a file.
@@ -15,6 +15,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "io/config_encode.h"
 #include "io/csv_inputs.h"
 #include "sim/field_traits.h"
 #include "io/scenario_error.h"
@@ -58,37 +59,9 @@ std::optional<std::size_t> field_index(std::string_view text) {
 
 // ---- C++ values -> YAML text ----------------------------------------------
 
-template <class V>
-std::string cpp_to_yaml(const V& value);
-
-// Whether a field holds what a CSV file filled in (io/csv_inputs.h): its
-// `file:` stands for it, as in the resolved-scenario writer.
-template <class T>
-bool from_file(const T& value, std::string_view key) {
-  if constexpr (requires { filled_from_file(value, key); }) return filled_from_file(value, key);
-  return false;
-}
-
-// A struct as a flow mapping, absent optionals (and the field `skip`) left out.
-template <Described T>
-std::string struct_to_yaml(const T& value, std::optional<std::size_t> skip = std::nullopt) {
-  std::string out = "{";
-  std::size_t i = 0;
-  for_each_field<T>([&](const auto& f) {
-    const auto& member = value.*f.member;
-    const bool absent = [&] {
-      if constexpr (IsOptional<FieldValue<decltype(f)>>::value) return !member.has_value();
-      return false;
-    }() || from_file(value, f.key);
-    if (!absent && skip != i) {
-      if (out.size() > 1) out += ", ";
-      out += std::string(f.key) + ": " + cpp_to_yaml(member);
-    }
-    ++i;
-  });
-  return out + "}";
-}
-
+// A value as the resolved-scenario writer spells it: a struct by io's writer
+// (io/config_encode.h, absent optionals and CSV-filled values left out), a
+// list or an optional around one peeled here, a leaf in its unit text.
 template <class V>
 std::string cpp_to_yaml(const V& value) {
   if constexpr (IsOptional<V>::value) {
@@ -98,12 +71,20 @@ std::string cpp_to_yaml(const V& value) {
     for (const auto& item : value) out += (out.size() > 1 ? ", " : "") + cpp_to_yaml(item);
     return out + "]";
   } else if constexpr (std::is_same_v<V, TopologyRef>) {
-    return struct_to_yaml(value.config);
+    return encode_config(value.config);
   } else if constexpr (Described<V>) {
-    return struct_to_yaml(value);
+    return encode_config(value);
   } else {
     return leaf_yaml(value);
   }
+}
+
+// Whether a field holds what a CSV file filled in (io/csv_inputs.h): its
+// `file:` stands for it, as in the resolved-scenario writer.
+template <class T>
+bool from_file(const T& value, std::string_view key) {
+  if constexpr (requires { filled_from_file(value, key); }) return filled_from_file(value, key);
+  return false;
 }
 
 // ---- Python values -> YAML text -------------------------------------------

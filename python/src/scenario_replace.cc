@@ -98,7 +98,9 @@ Change follow_field(const T& value, std::span<const PathStep> steps, const Posit
         if (at.where.empty()) fail(next.where, "the document's own fields cannot be unset");
         if (at.absent) fail(next.where, "nothing to unset: " + at.where + " is not there");
         // None unsets: the struct is written out again without the field.
-        change = Change{at.override_path, struct_to_yaml(value, *index)};
+        T without = value;
+        (without.*f.member).reset();
+        change = Change{at.override_path, cpp_to_yaml(without)};
         return;
       }
       fail(next.where, "expected " + expected_value<V>() + ", got None (only optional fields can be unset)");

@@ -1,8 +1,11 @@
-// to_yaml writes the resolved scenario so that it loads back to the same thing.
+// to_yaml writes the resolved scenario so that it loads back to the same thing;
+// encode_config writes one struct of it so that decode_config reads it back.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "io/config_decode.h"
+#include "io/config_encode.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {
@@ -104,6 +107,33 @@ TEST(ToYaml, StringsThatLookLikeOtherThingsSurvive) {
     EXPECT_EQ(again.spec.timeline[i].name, names[i].empty() ? "empty" : names[i]);
   }
   EXPECT_EQ(again.metadata.description, s.metadata.description);
+}
+
+TEST(EncodeConfig, IsOneLineThatDecodesBackToTheSameStruct) {
+  for (const auto& entry : std::filesystem::directory_iterator("tests/data/scenarios/good")) {
+    const Scenario s = load_scenario_file(entry.path());
+    const std::string text = encode_config(s.spec.topology.config);
+    EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+    const DeploymentConfig again = decode_config<DeploymentConfig>(text, "topology");
+    EXPECT_EQ(encode_config(again), text) << entry.path();
+    for (const ClientPopulationConfig& population : s.spec.load) {
+      EXPECT_EQ(encode_config(decode_config<ClientPopulationConfig>(encode_config(population), "load")),
+                encode_config(population))
+          << entry.path();
+    }
+  }
+}
+
+TEST(EncodeConfig, WritesFlowTextAndKeepsOddStrings) {
+  Scenario s = load_scenario_text(testing::scenario_with(""));
+  s.metadata.description = "line one\nline two: \"quoted\", [x] {y}";
+  s.metadata.name = "a: b";
+  EXPECT_EQ(encode_config(s.metadata), R"({name: "a: b", description: "line one\nline two: \"quoted\", [x] {y}"})");
+  const Metadata again = decode_config<Metadata>(encode_config(s.metadata), "metadata");
+  EXPECT_EQ(again.name, s.metadata.name);
+  EXPECT_EQ(again.description, s.metadata.description);
+  EXPECT_TRUE(config_encodable(typeid(DeploymentConfig)));
+  EXPECT_FALSE(config_encodable(typeid(int)));
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ _EXPECTED = [
     'Revealed type is "builtins.float"',
     'Revealed type is "drsim.result.Result"',
     'Revealed type is "builtins.float"',
-    'Revealed type is "drsim.check.CapacityReport"',
+    'Revealed type is "drsim.capacity_report.CapacityReport"',
     'Revealed type is "builtins.bool"',
     'Revealed type is "builtins.float"',
     '"RetryPolicy" has no attribute "atempts"',
@@ -118,3 +118,22 @@ def test_a_notebook_gets_the_types_it_expects(tmp_path: pathlib.Path) -> None:
     assert len(lines) == len(_EXPECTED), checked.stdout
     for line, expected in zip(lines, _EXPECTED):
         assert expected in line, (line, expected)
+
+
+def test_the_stub_generator_reads_pybind11_signatures() -> None:
+    from drsim import _core_stubgen as gen
+
+    assert gen.stub_type("Optional[List[drsim._core.Scenario]]") == "list[Scenario] | None"
+    assert gen.stub_type("Tuple[numpy.ndarray[numpy.int64], object]") == "tuple[npt.NDArray[np.int64], Any]"
+    assert gen.stub_type("Callable[[int, float], None]") == "Callable[[int, float], None]"
+    assert gen.stub_type("dict") == "dict[str, Any]"
+    line = "f(self: drsim._core.X, a: str = 'x, [y', *, b: Optional[int] = None) -> List[str]"
+    assert gen._signature(line, "f", method=True) == "def f(self, a: str = ..., *, b: int | None = ...) -> list[str]:"
+
+
+def test_the_generated_core_stub_is_the_shipped_one() -> None:
+    """The build wrote _core.pyi from this _core; generating again gives the same text."""
+    from drsim import _core_stubgen
+
+    shipped = pathlib.Path(drsim.__file__).parent / "_core.pyi"
+    assert shipped.read_text(encoding="utf-8") == _core_stubgen.core_stubs()
