@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "models/actions/action_catalog.h"
+#include "models/data/data_event_kinds.h"
+#include "models/results/event_kind_catalog.h"
 #include "models/traffic/traffic_scheduler_config.h"
 #include "sim/json_scalars.h"
 
@@ -90,8 +92,8 @@ std::set<std::string> failed_zones(const ScenarioSpec& spec, const ActionTarget&
 
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
-  return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy" || kind == "scheduler-failover" || kind == "cdn-vendor-unhealthy";
+  const EventKind* info = find_event_kind(kind);
+  return info != nullptr && info->detects_failure();
 }
 // A routing:switch whose last stage moves all of the region's share.
 bool switch_empties_region(const ActionConfig& a) {
@@ -168,7 +170,7 @@ FaultFigures fault_figures(const Recorder& recorder, const ScenarioSpec& spec, c
     f.switch_applies = true;
     for (std::size_t i = 0; i < e.size(); ++i) {
       const SimTime t{Duration{e.t_ns[i]}};
-      if (t >= step.start && t < span_end && e.kind[i] == "switched" &&
+      if (t >= step.start && t < span_end && e.kind[i] == event_kinds::database::kSwitched.name() &&
           e.component[i] == "database/" + action->target.database) {
         f.traffic_switch = t - step.start;
         break;

@@ -200,9 +200,9 @@ TEST(FlowReplication, ACutLinkLosesTheStreamAndTheDatabaseCatchesUpAfterIt) {
     if (events.kind[i].starts_with("replica-")) kinds.push_back(events.kind[i] + " " + events.detail[i]);
   }
   ASSERT_EQ(kinds.size(), 3u);
-  EXPECT_TRUE(kinds[0].starts_with("replica-connected")) << kinds[0];
-  EXPECT_TRUE(kinds[1].starts_with("replica-disconnected")) << kinds[1];
-  EXPECT_TRUE(kinds[2].starts_with("replica-connected member 1 (east-a) catching up")) << kinds[2];
+  EXPECT_TRUE(kinds[0].starts_with("database.replica_connected")) << kinds[0];
+  EXPECT_TRUE(kinds[1].starts_with("database.replica_disconnected")) << kinds[1];
+  EXPECT_TRUE(kinds[2].starts_with("database.replica_connected member 1 (east-a) catching up")) << kinds[2];
   for (const auto& k : kinds) std::printf("[figures] %s\n", k.c_str());
 }
 
