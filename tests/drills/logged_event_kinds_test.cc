@@ -16,13 +16,14 @@ namespace {
 TEST(LoggedEventKinds, EveryKindARunLogsIsInTheCatalog) {
   std::set<std::string> logged;
   for (const char* file : {
-           "scenarios/kafka_second_zone_loss.yaml",          // kafka, consumer_group
+           "scenarios/same_city_kafka_az_loss.yaml",         // kafka, consumer_group
            "scenarios/routing_rules_quorum_loss.yaml",       // raft, routing_rules
            "scenarios/website_dns_cdn.yaml",                 // cdn, gslb
            "scenarios/three_region_unit.yaml",               // scheduler
            "scenarios/replication_under_bulk_copy.yaml",     // transfer, database
            "scenarios/three_region_database_failover.yaml",  // database
-           "scenarios/az_failure_hpa_trap.yaml",             // deployment, pod, node, hpa
+           "scenarios/az_failure_hpa_trap.yaml",             // pod, node
+           "scenarios/appfabric_az_failure.yaml",            // deployment, hpa
        }) {
     const RunResult run = run_scenario(load_scenario_file(file));
     for (const std::string& kind : run.recorder().events().kind) {

@@ -167,7 +167,7 @@ TEST(NetworkFidelity, ABulkCopyOnTheLineRaisesTheRpoByItsShareOfTheBandwidth) {
   const auto& events = rec.events();
   std::vector<std::pair<std::int64_t, std::string>> transfer_events;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i].starts_with("transfer-")) transfer_events.emplace_back(events.t_ns[i], events.kind[i]);
+    if (events.kind[i].starts_with("transfer.")) transfer_events.emplace_back(events.t_ns[i], events.kind[i]);
   }
   ASSERT_EQ(transfer_events.size(), 2u);
   EXPECT_EQ(transfer_events[0], std::make_pair(to_ns(180s), std::string("transfer.started")));

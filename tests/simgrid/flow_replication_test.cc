@@ -197,7 +197,7 @@ TEST(FlowReplication, ACutLinkLosesTheStreamAndTheDatabaseCatchesUpAfterIt) {
   std::vector<std::string> kinds;
   const auto& events = sim.recorder().events();
   for (std::size_t i = 0; i < events.kind.size(); ++i) {
-    if (events.kind[i].starts_with("replica-")) kinds.push_back(events.kind[i] + " " + events.detail[i]);
+    if (events.kind[i].starts_with("database.replica_")) kinds.push_back(events.kind[i] + " " + events.detail[i]);
   }
   ASSERT_EQ(kinds.size(), 3u);
   EXPECT_TRUE(kinds[0].starts_with("database.replica_connected")) << kinds[0];
