@@ -22,7 +22,8 @@ commands:
                   policy degradation: with ZONE failed, what the service's
                   deployment policy places of the scale-out and which candidate
                   policies would place it all (split and headroom per zone)
-  docs            print the scenario format reference (--format markdown|schema)
+  docs            print the scenario format reference (--format markdown|schema),
+                  or the event kinds as JSON (--format event-kinds)
   report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
                   one self-contained HTML report (figures, verdicts, per-fault
                   figures, KPIs, the resolved scenario) of a scenario file or a
@@ -165,8 +166,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
       args.migrate = true;
     } else if (args.command == "docs" && is(word, "--format")) {
       args.docs_format = value_of(word, "--format");
-      if (args.docs_format != "markdown" && args.docs_format != "schema") {
-        throw UsageError("--format: expected markdown or schema, got \"" + args.docs_format + "\"");
+      if (args.docs_format != "markdown" && args.docs_format != "schema" && args.docs_format != "event-kinds") {
+        throw UsageError("--format: expected markdown, schema or event-kinds, got \"" + args.docs_format + "\"");
       }
     } else if (!word.empty() && word[0] == '-') {
       throw UsageError("unknown option \"" + word + "\" for " + args.command);

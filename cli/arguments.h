@@ -25,7 +25,7 @@ struct Arguments {
   std::string out_dir;        // empty: results/<scenario name>
   bool quiet = false;
   bool fail_on_objective = false;        // run: --fail-on-objective
-  std::string docs_format = "markdown";  // docs: markdown | schema
+  std::string docs_format = "markdown";  // docs: markdown | schema | event-kinds
   double utilization_target = 0.8;       // check: --target
   bool json = false;                     // check, recommend-policy: --json
   bool fail_on_overload = false;         // check: --fail-on-overload

@@ -86,7 +86,9 @@ int recommend_policy_command(const Arguments& args, const Console& console) {
 }
 
 int docs_command(const Arguments& args, const Console& console) {
-  const std::string text = args.docs_format == "schema" ? scenario_json_schema() : scenario_format_markdown();
+  const std::string text = args.docs_format == "schema"        ? scenario_json_schema()
+                           : args.docs_format == "event-kinds" ? event_kinds_json()
+                                                               : scenario_format_markdown();
   std::fputs(text.c_str(), console.out);
   return kExitOk;
 }

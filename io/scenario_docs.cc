@@ -11,6 +11,7 @@
 #include "io/json_text.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
+#include "models/results/event_kind_catalog.h"
 #include "sim/field_traits.h"
 
 namespace drsim {
@@ -156,6 +157,17 @@ std::string action_catalog_markdown() {
     s += "| " + code(info.name) + " | " + target_cell(info.target) + " | " +
          (params.empty() ? std::string("none") : join(params)) + " | " + (info.reversible ? "yes" : "no") + " | " +
          role + " | " + table_cell(info.doc) + " |\n";
+  }
+  return s;
+}
+
+std::string event_kind_catalog_markdown() {
+  std::string s =
+      "| Kind | Detects a failure | Formerly | Description |\n"
+      "|---|---|---|---|\n";
+  for (const EventKind& kind : event_kind_catalog()) {
+    s += "| " + code(kind.name()) + " | " + (kind.detects_failure() ? "yes" : "") + " | " +
+         (kind.formerly().empty() ? std::string() : code(kind.formerly())) + " | " + table_cell(kind.doc()) + " |\n";
   }
   return s;
 }
@@ -359,7 +371,32 @@ std::string scenario_format_markdown() {
        "(faults.csv), a fault gets a row with its impact, a repair ends the faults it names on the same target, "
        "and an operator action is mitigation: it gets no row and does not cut a fault's span short.\n\n";
   s += action_catalog_markdown();
+
+  s += "\n## Event kinds\n\n";
+  s += "A run's events table (`events.csv`, `Result.events()`) has one row per event: its time, the component "
+       "that logged it, its `kind` and a free-text `detail`. A kind is spelled `<area>.<what>`, both in "
+       "lowercase snake_case; the area says which model logs it. The timeline logs each step under its action's "
+       "name (`zone:fail`, see [Action catalog](#action-catalog)) when it starts, and under the name followed by "
+       "`:end` when its `duration` is over. A kind that detects a failure ends the detection time of the "
+       "objectives (docs/objectives.md). Formerly: the kind's spelling before every kind followed this rule; "
+       "the drill library refuses it and names the kind to use.\n\n";
+  s += event_kind_catalog_markdown();
   return s;
+}
+
+std::string event_kinds_json() {
+  Json kinds = Json::array();
+  for (const EventKind& kind : event_kind_catalog()) {
+    Json k = Json::object();
+    k.set("name", kind.name());
+    k.set("formerly", kind.formerly());
+    k.set("detectsFailure", kind.detects_failure());
+    k.set("doc", kind.doc());
+    kinds.push(std::move(k));
+  }
+  Json root = Json::object();
+  root.set("eventKinds", std::move(kinds));
+  return root.dump();
 }
 
 std::string scenario_json_schema() {

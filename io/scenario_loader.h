@@ -35,5 +35,8 @@ std::string describe(const Scenario& scenario);
 // Reference documentation and JSON Schema, generated from the field lists.
 std::string scenario_format_markdown();
 std::string scenario_json_schema();
+// The event kind catalog (models/results/event_kind_catalog.h) as JSON, for
+// tools: {"eventKinds": [{"name", "formerly", "detectsFailure", "doc"}, ...]}.
+std::string event_kinds_json();
 
 }  // namespace drsim

@@ -10,13 +10,27 @@ again and lists every scenario whose outputs differ from the recorded ones.
     scripts/compare_outputs.py record  build/cli/drsim bench/outputs_before.json
     scripts/compare_outputs.py compare build/cli/drsim bench/outputs_before.json
 
+`renamed` checks a change that renames event kinds and nothing else: it runs
+the old and the new binary on every scenario and requires timeseries.csv,
+kpis.json and the exit code to be byte-identical, and the old events.csv,
+once the kind column is mapped old -> new, to be byte-identical to the new
+one. The map is the new binary's event kind catalog (`drsim docs --format
+event-kinds`, each kind's `formerly`). With --reference, the old binary's
+digests must first match that record, so the old run is the recorded one.
+
+    scripts/compare_outputs.py renamed OLD_BINARY build/cli/drsim \
+        --reference bench/refactor/outputs_after_describe.json
+
 Scenarios run with their own seed and horizon (the whole set takes a few
 minutes on two cores).
 """
 
 import argparse
+import collections
 import concurrent.futures
+import csv
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -50,7 +64,7 @@ def digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def run_one(binary, scenario):
+def run_one(binary, scenario, keep_events=False):
     with tempfile.TemporaryDirectory() as out:
         cmd = [binary, "run", str(scenario), "--out", out]
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -59,40 +73,115 @@ def run_one(binary, scenario):
             record[name] = digest(pathlib.Path(out) / name)
         if done.returncode not in (0, 3):
             record["stderr"] = done.stderr.strip().replace(str(ROOT) + "/", "").splitlines()[-1:]
-        return str(scenario.relative_to(ROOT)), record
+        events = pathlib.Path(out) / "events.csv"
+        text = events.read_bytes() if keep_events and events.exists() else None
+        return str(scenario.relative_to(ROOT)), record, text
 
 
-def run_all(binary, jobs):
-    results = {}
+def run_all(binary, jobs, keep_events=False):
+    results, events = {}, {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_one, binary, s) for s in scenarios()]
+        futures = [pool.submit(run_one, binary, s, keep_events) for s in scenarios()]
         for f in futures:
-            name, record = f.result()
+            name, record, text = f.result()
             results[name] = record
-    return dict(sorted(results.items()))
+            events[name] = text
+    results = dict(sorted(results.items()))
+    return (results, events) if keep_events else results
+
+
+def report_differences(before, results):
+    """Prints each scenario whose record differs; returns their names."""
+    differ = []
+    for name in sorted(set(before) | set(results)):
+        if before.get(name) != results.get(name):
+            differ.append(name)
+            was, now = before.get(name) or {}, results.get(name) or {}
+            changed = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]
+            print(f"DIFFERS {name}: {', '.join(changed)}")
+    return differ
+
+
+def kind_renames(binary):
+    """old spelling -> kind, from the binary's event kind catalog."""
+    done = subprocess.run([binary, "docs", "--format", "event-kinds"], capture_output=True, text=True, check=True)
+    renames = {}
+    for kind in json.loads(done.stdout)["eventKinds"]:
+        if kind["formerly"]:
+            renames[kind["formerly"]] = kind["name"]
+    return renames
+
+
+def csv_field(text):
+    # As io/result_writer.cc writes a field: quoted only when it must be.
+    if not any(c in text for c in ',"\n\r'):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def rename_kinds(events, renames, counts):
+    """events.csv with its kind column mapped; counts the renamed rows per old kind."""
+    text = events.decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+
+    def rewrite(rows):
+        return "".join(",".join(csv_field(f) for f in row) + "\n" for row in rows)
+
+    # The mapping re-writes every row, so the writing must give back the file as it was.
+    if rewrite(rows) != text:
+        raise SystemExit("events.csv does not round-trip through csv: cannot map its kinds")
+    kind = rows[0].index("kind")
+    for row in rows[1:]:
+        if row[kind] in renames:
+            counts[row[kind]] += 1
+            row[kind] = renames[row[kind]]
+    return rewrite(rows).encode("utf-8")
+
+
+def compare_renamed(old_binary, new_binary, reference, jobs):
+    old, old_events = run_all(old_binary, jobs, keep_events=True)
+    if reference is not None:
+        recorded = json.loads(pathlib.Path(reference).read_text())["runs"]
+        if report_differences(recorded, old):
+            print(f"the old binary does not reproduce {reference}")
+            return 1
+        print(f"old binary: {len(old)} of {len(old)} scenarios byte-identical to {reference}")
+    new, new_events = run_all(new_binary, jobs, keep_events=True)
+    renames = kind_renames(new_binary)
+    counts = collections.Counter()
+    mapped = {}
+    for name, record in old.items():
+        mapped[name] = dict(record)
+        if old_events[name] is not None:
+            mapped[name]["events.csv"] = hashlib.sha256(rename_kinds(old_events[name], renames, counts)).hexdigest()
+    differ = report_differences(mapped, new)
+    events_changed = sum(1 for name in new if old[name].get("events.csv") != new[name].get("events.csv"))
+    print(f"{len(new) - len(differ)} of {len(new)} scenarios: timeseries.csv, kpis.json and exit byte-identical, "
+          f"events.csv byte-identical once the old kinds are renamed ({events_changed} events.csv files changed)")
+    print(f"{sum(counts.values())} events renamed, {len(counts)} of {len(renames)} renamed kinds seen:")
+    for was, n in sorted(counts.items()):
+        print(f"  {was} -> {renames[was]}: {n}")
+    return 1 if differ else 0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["record", "compare"])
-    parser.add_argument("binary")
-    parser.add_argument("digests")
+    parser.add_argument("mode", choices=["record", "compare", "renamed"])
+    parser.add_argument("binary", help="the binary to run (renamed: the old one)")
+    parser.add_argument("digests", help="the record to write or compare with (renamed: the new binary)")
+    parser.add_argument("--reference", help="renamed: the record the old binary must reproduce")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     binary = str(pathlib.Path(args.binary).resolve())
+    if args.mode == "renamed":
+        return compare_renamed(binary, str(pathlib.Path(args.digests).resolve()), args.reference, args.jobs)
     results = run_all(binary, args.jobs)
     if args.mode == "record":
         pathlib.Path(args.digests).write_text(json.dumps({"runs": results}, indent=1) + "\n")
         print(f"recorded {len(results)} scenarios in {args.digests}")
         return 0
     before = json.loads(pathlib.Path(args.digests).read_text())
-    differ = []
-    for name in sorted(set(before["runs"]) | set(results)):
-        if before["runs"].get(name) != results.get(name):
-            differ.append(name)
-            was, now = before["runs"].get(name) or {}, results.get(name) or {}
-            changed = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]
-            print(f"DIFFERS {name}: {', '.join(changed)}")
+    differ = report_differences(before["runs"], results)
     same = len(results) - len(differ)
     print(f"{same} of {len(results)} scenarios byte-identical (timeseries.csv, events.csv, kpis.json)")
     return 1 if differ else 0

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "sim/event_kind.h"
 #include "sim/event_queue.h"
 #include "sim/recorder.h"
 #include "sim/rng.h"
@@ -45,8 +46,9 @@ class Component {
   EventId schedule_after(Duration delay, const char* label, F&& handler, int priority = 0);
   bool cancel(EventId id);
 
-  // Records an event in the run's events table under this component's name.
-  void log_event(std::string_view kind, std::string_view detail);
+  // Records an event in the run's events table under this component's name;
+  // the kind is a constant of the component's area (sim/event_kind.h).
+  void log_event(const EventKind& kind, std::string_view detail);
 
  private:
   friend class Simulation;

@@ -81,10 +81,10 @@ const Recorder::Series& Recorder::series_at(SeriesId id) const {
   return series_[id.index];
 }
 
-void Recorder::event(SimTime t, std::string_view component, std::string_view kind, std::string_view detail) {
+void Recorder::event(SimTime t, std::string_view component, const EventKind& kind, std::string_view detail) {
   events_.t_ns.push_back(to_ns(t));
   events_.component.emplace_back(component);
-  events_.kind.emplace_back(kind);
+  events_.kind.emplace_back(kind.name());
   events_.detail.emplace_back(detail);
 }
 

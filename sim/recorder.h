@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/event_kind.h"
 #include "sim/time.h"
 
 namespace drsim {
@@ -55,7 +56,7 @@ class Recorder {
   // signals such as "zone.up" or replica counts. Same checks as record().
   void record_change(SeriesId id, SimTime t, double value);
 
-  void event(SimTime t, std::string_view component, std::string_view kind, std::string_view detail);
+  void event(SimTime t, std::string_view component, const EventKind& kind, std::string_view detail);
 
   // Sets a run-level KPI; setting the same name and labels again replaces it.
   void kpi(std::string_view name, Labels labels, double value);

@@ -19,7 +19,7 @@ const char* to_string(StopReason reason) {
   return "unknown";
 }
 
-void Component::log_event(std::string_view kind, std::string_view detail) {
+void Component::log_event(const EventKind& kind, std::string_view detail) {
   sim_->recorder().event(sim_->now(), name_, kind, detail);
 }
 

@@ -145,11 +145,13 @@ void Timeline::run(std::size_t index, ActionPhase phase) {
     ++applied_;
     applied_position_[index] = applied_steps_.size();
     applied_steps_.push_back(AppliedStep{index, now(), std::nullopt});
-    log_event(step.action.action, step.action.name + (what.empty() ? "" : ": " + what));
+    log_event(EventKind::timeline_action(step.action.action), step.action.name + (what.empty() ? "" : ": " + what));
   } else {
     // The undo is scheduled after the apply, so the step has its entry.
     applied_steps_[applied_position_[index]].undone = now();
-    log_event(step.action.action + ":end", step.action.name + " (duration over)" + (what.empty() ? "" : ": " + what));
+    const std::string ended = step.action.action + ":end";
+    log_event(EventKind::timeline_action(ended),
+              step.action.name + " (duration over)" + (what.empty() ? "" : ": " + what));
   }
   handlers_.find(step.action.action)->second(step.action, phase);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/data/data_event_kinds.h"
 #include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
@@ -343,7 +344,7 @@ void Database::acked(std::size_t m, std::uint64_t epoch, std::uint64_t seq) {
   mem.acked = std::max(mem.acked, seq);
   if (mode_ == ReplicationMode::kSemiSync && !semi_sync_active_ && mem.acked >= head_) {
     semi_sync_active_ = true;
-    log_event("semi-sync-on", "member " + std::to_string(m) + " (" + mem.zone_name + ") caught up");
+    log_event(event_kinds::database::kSemiSyncOn, "member " + std::to_string(m) + " (" + mem.zone_name + ") caught up");
   }
   advance_commits();
   metrics_->set(g_pending_, now(), static_cast<double>(pending_writes()));
@@ -377,8 +378,9 @@ void Database::semi_sync_timeout() {
     return;
   }
   semi_sync_active_ = false;
-  log_event("semi-sync-off", "no replica ack for " + seconds(config_.semi_sync_timeout) + "; " +
-                                 std::to_string(pending_writes()) + " waiting writes commit asynchronously");
+  log_event(event_kinds::database::kSemiSyncOff, "no replica ack for " + seconds(config_.semi_sync_timeout) + "; " +
+                                                     std::to_string(pending_writes()) +
+                                                     " waiting writes commit asynchronously");
   while (next_unacked_ <= head_) acknowledge(next_unacked_++);
   metrics_->set(g_pending_, now(), 0);
 }
@@ -411,8 +413,9 @@ void Database::disconnect(std::size_t m) {
   ++mem.epoch;
   mem.acked = std::min(mem.acked, mem.applied);
   transport_->reset(m);
-  log_event("replica-disconnected", "member " + std::to_string(m) + " (" + mem.zone_name + ") at write " +
-                                        std::to_string(mem.applied) + " of " + std::to_string(head_));
+  log_event(event_kinds::database::kReplicaDisconnected, "member " + std::to_string(m) + " (" + mem.zone_name +
+                                                             ") at write " + std::to_string(mem.applied) + " of " +
+                                                             std::to_string(head_));
 }
 
 void Database::connect(std::size_t m) {
@@ -426,11 +429,13 @@ void Database::connect(std::size_t m) {
   if (mem.applied < head_) {
     std::int64_t bytes = 0;
     for (std::uint64_t s = std::max(mem.applied + 1, base_); s <= head_; ++s) bytes += entry(s).bytes;
-    log_event("replica-connected", "member " + std::to_string(m) + " (" + mem.zone_name + ") catching up " +
-                                       std::to_string(head_ - mem.applied) + " writes");
+    log_event(event_kinds::database::kReplicaConnected, "member " + std::to_string(m) + " (" + mem.zone_name +
+                                                            ") catching up " + std::to_string(head_ - mem.applied) +
+                                                            " writes");
     ship(m, head_, bytes);
   } else {
-    log_event("replica-connected", "member " + std::to_string(m) + " (" + mem.zone_name + ") up to date");
+    log_event(event_kinds::database::kReplicaConnected,
+              "member " + std::to_string(m) + " (" + mem.zone_name + ") up to date");
   }
 }
 
@@ -482,22 +487,24 @@ void Database::check_primary() {
     const std::int64_t interval = to_ns(config_.health_check_interval);
     const std::int64_t first_failed = (to_ns(now()) + interval - 1) / interval * interval;
     const SimTime detect_at{Duration{first_failed + (config_.failure_threshold - 1) * interval}};
-    log_event("primary-failed", "member " + std::to_string(primary_) + " (" + members_[primary_].zone_name +
-                                    "); detection due at " + format_clock(detect_at));
+    log_event(event_kinds::database::kPrimaryFailed, "member " + std::to_string(primary_) + " (" +
+                                                         members_[primary_].zone_name + "); detection due at " +
+                                                         format_clock(detect_at));
     detect_event_ = schedule_at(detect_at, "database.detect", [this] { detected(); });
   } else if (phase_ == Phase::kFailed && healthy) {
     cancel(detect_event_);
     phase_ = Phase::kServing;
-    log_event("primary-recovered", "before detection, after " + seconds(now() - failed_at_));
+    log_event(event_kinds::database::kPrimaryRecovered, "before detection, after " + seconds(now() - failed_at_));
   }
 }
 
 void Database::detected() {
   if (phase_ != Phase::kFailed) return;
   phase_ = Phase::kDetected;
-  log_event("detected", "primary member " + std::to_string(primary_) + " (" + members_[primary_].zone_name +
-                            ") failed " + std::to_string(config_.failure_threshold) + " health checks, " +
-                            seconds(now() - failed_at_) + " after the failure");
+  log_event(event_kinds::database::kFailureDetected,
+            "primary member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + ") failed " +
+                std::to_string(config_.failure_threshold) + " health checks, " + seconds(now() - failed_at_) +
+                " after the failure");
   FailoverRecord rec;
   rec.from = primary_;
   rec.failed = failed_at_;
@@ -508,7 +515,7 @@ void Database::detected() {
 
 void Database::failover() {
   if (phase_ == Phase::kServing) {
-    log_event("failover-ignored", "the primary is healthy (planned switch-over is not modelled)");
+    log_event(event_kinds::database::kFailoverIgnored, "the primary is healthy (planned switch-over is not modelled)");
     return;
   }
   if (phase_ == Phase::kFailed) {
@@ -519,7 +526,8 @@ void Database::failover() {
     rec.failed = failed_at_;
     rec.detected = now();
     failovers_.push_back(rec);
-    log_event("detected", "by the operator, " + seconds(now() - failed_at_) + " after the failure");
+    log_event(event_kinds::database::kFailureDetected,
+              "by the operator, " + seconds(now() - failed_at_) + " after the failure");
   }
   if (phase_ == Phase::kDetected) begin_promotion();
 }
@@ -557,7 +565,7 @@ void Database::begin_promotion() {
   if (!candidate) {
     awaiting_candidate_ = true;
     phase_ = Phase::kDetected;
-    log_event("promotion-blocked", "no reachable replica to promote");
+    log_event(event_kinds::database::kPromotionBlocked, "no reachable replica to promote");
     refresh_available();
     return;
   }
@@ -630,9 +638,9 @@ void Database::promote(std::size_t c) {
     metrics_->set(members_[m].g_primary, now(), m == primary_ ? 1 : 0);
     update_lag(m);
   }
-  log_event("promoted", "member " + std::to_string(c) + " (" + cand.zone_name + ") at write " + std::to_string(head_) +
-                            " of " + std::to_string(old_head) + ": RPO " + std::to_string(lost) + " writes, " +
-                            seconds(rec.rpo));
+  log_event(event_kinds::database::kPromoted, "member " + std::to_string(c) + " (" + cand.zone_name + ") at write " +
+                                                  std::to_string(head_) + " of " + std::to_string(old_head) + ": RPO " +
+                                                  std::to_string(lost) + " writes, " + seconds(rec.rpo));
   check_streams();
   schedule_after(config_.endpoint_switch, "database.switch", [this] { switch_endpoint(); });
   refresh_available();
@@ -643,10 +651,10 @@ void Database::switch_endpoint() {
   phase_ = Phase::kServing;
   FailoverRecord& rec = failovers_.back();
   rec.switched = now();
-  log_event("switched", "clients reach member " + std::to_string(primary_) + " (" + members_[primary_].zone_name +
-                            "): RTO " + seconds(now() - rec.failed) + " (detection " +
-                            seconds(rec.detected - rec.failed) + ", promotion " + seconds(rec.promoted - rec.detected) +
-                            ", switch " + seconds(now() - rec.promoted) + ")");
+  log_event(event_kinds::database::kSwitched,
+            "clients reach member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + "): RTO " +
+                seconds(now() - rec.failed) + " (detection " + seconds(rec.detected - rec.failed) + ", promotion " +
+                seconds(rec.promoted - rec.detected) + ", switch " + seconds(now() - rec.promoted) + ")");
   refresh_available();
   // The new primary may itself have failed meanwhile.
   check_primary();
@@ -654,7 +662,8 @@ void Database::switch_endpoint() {
 
 void Database::kill_primary() {
   members_[primary_].killed = true;
-  log_event("killed", "primary member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + ")");
+  log_event(event_kinds::database::kKilled,
+            "primary member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + ")");
   on_change();
 }
 

@@ -48,8 +48,7 @@
 // KPIs: database.rpo_writes (sum over failovers), database.rpo_seconds,
 // database.rto_seconds, database.rto_first_write_seconds (worst), database.failovers,
 // database.commits, database.failed_writes.
-// Events: primary-failed, primary-recovered, detected, promoted, switched,
-// semi-sync-off, semi-sync-on, replica-disconnected, replica-connected.
+// Events: the database.* kinds (models/data/data_event_kinds.h).
 #include <cstdint>
 #include <deque>
 #include <functional>

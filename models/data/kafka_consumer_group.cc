@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/data/data_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
 #include "sim/simulation.h"
@@ -159,14 +160,15 @@ void KafkaConsumerGroup::on_change() {
       const std::int64_t hb = to_ns(config_.heartbeat_interval);
       const SimTime last_heartbeat{Duration{to_ns(now()) / hb * hb}};
       const SimTime expires = std::max(now(), last_heartbeat + config_.session_timeout);
-      log_event("member-down", "member " + m.id + "; its session expires at " + seconds(expires.time_since_epoch()));
+      log_event(event_kinds::consumer_group::kMemberDown,
+                "member " + m.id + "; its session expires at " + seconds(expires.time_since_epoch()));
       m.expire_event = schedule_at(expires, "kafka.session_expiry", [this, i] { expire(i); });
     } else if (!m.up && up) {
       m.up = true;
       cancel(m.expire_event);
       m.in_group = true;
       m.state = State::kWaiting;
-      log_event("member-returned", "member " + m.id + " rejoins the group");
+      log_event(event_kinds::consumer_group::kMemberReturned, "member " + m.id + " rejoins the group");
       start_rebalance("member " + m.id + " joined");
     }
   }
@@ -177,7 +179,8 @@ void KafkaConsumerGroup::expire(std::size_t i) {
   Member& m = members_[i];
   if (m.up || !m.in_group) return;
   m.in_group = false;
-  log_event("member-lost", "member " + m.id + ": no heartbeat for " + seconds(config_.session_timeout));
+  log_event(event_kinds::consumer_group::kMemberLost,
+            "member " + m.id + ": no heartbeat for " + seconds(config_.session_timeout));
   update_member_gauges();
   start_rebalance("member " + m.id + "'s session expired");
 }
@@ -187,7 +190,7 @@ void KafkaConsumerGroup::start_rebalance(const std::string& why) {
     rebalancing_ = true;
     rebalance_started_ = now();
     ++rebalances_;
-    log_event("rebalance", "generation " + std::to_string(generation_ + 1) + ": " + why);
+    log_event(event_kinds::consumer_group::kRebalance, "generation " + std::to_string(generation_ + 1) + ": " + why);
   }
   // Members waiting on a fetch join at once; busy ones when their batch ends.
   for (std::size_t i = 0; i < members_.size(); ++i) {
@@ -247,8 +250,9 @@ void KafkaConsumerGroup::maybe_complete_rebalance() {
     summary += (summary.empty() ? "" : ", ") + m.id + ": " + std::to_string(m.assigned.size());
   }
   if (started_ && rebalances_ > 0) {
-    log_event("assigned", "generation " + std::to_string(generation_) + " after " +
-                              seconds(now() - rebalance_started_) + ": " + (n == 0 ? "no members" : summary));
+    log_event(event_kinds::consumer_group::kAssigned, "generation " + std::to_string(generation_) + " after " +
+                                                          seconds(now() - rebalance_started_) + ": " +
+                                                          (n == 0 ? "no members" : summary));
   }
   for (std::size_t i : joined) {
     Member& m = members_[i];

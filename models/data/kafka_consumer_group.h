@@ -48,7 +48,7 @@
 // {zone} (alive members the group counts), kafka.redelivered. KPIs:
 // kafka.consumed, kafka.redelivered, kafka.rebalances,
 // kafka.max_consumer_lag_messages, kafka.max_consumer_lag_seconds.
-// Events: member-down, member-lost, member-returned, rebalance, assigned.
+// Events: the consumer_group.* kinds (models/data/data_event_kinds.h).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "models/data/data_event_kinds.h"
 #include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
@@ -336,9 +337,10 @@ void KafkaTopic::on_change() {
       const std::int64_t hb = to_ns(config_.broker_heartbeat_interval);
       const SimTime last_heartbeat{Duration{to_ns(now()) / hb * hb}};
       const SimTime fence_at = std::max(now(), last_heartbeat + config_.broker_session_timeout);
-      log_event("broker-down", "broker " + std::to_string(b) + " (" + broker.zone_name + "); last heartbeat at " +
-                                   seconds(last_heartbeat.time_since_epoch()) + ", fenced at " +
-                                   seconds(fence_at.time_since_epoch()) + " unless it returns");
+      log_event(event_kinds::kafka::kBrokerDown, "broker " + std::to_string(b) + " (" + broker.zone_name +
+                                                     "); last heartbeat at " +
+                                                     seconds(last_heartbeat.time_since_epoch()) + ", fenced at " +
+                                                     seconds(fence_at.time_since_epoch()) + " unless it returns");
       broker.fence_event = schedule_at(fence_at, "kafka.fence", [this, b] { fence(b); });
     } else if (!broker.up && up) {
       broker.up = true;
@@ -346,7 +348,8 @@ void KafkaTopic::on_change() {
       if (broker.fenced) {
         unfence(b);
       } else {
-        log_event("broker-returned", "broker " + std::to_string(b) + " (" + broker.zone_name + ") before it was fenced");
+        log_event(event_kinds::kafka::kBrokerReturned,
+                  "broker " + std::to_string(b) + " (" + broker.zone_name + ") before it was fenced");
         for (Partition& part : partitions_) {
           if (leader(&part - partitions_.data()) == b) part.leader_down_since.reset();
         }
@@ -364,8 +367,8 @@ void KafkaTopic::fence(std::size_t b) {
   Broker& broker = brokers_[b];
   if (broker.up || broker.fenced) return;
   broker.fenced = true;
-  log_event("broker-lost", "broker " + std::to_string(b) + " (" + broker.zone_name + ") fenced " +
-                               seconds(now() - broker.down_since) + " after it went down");
+  log_event(event_kinds::kafka::kBrokerLost, "broker " + std::to_string(b) + " (" + broker.zone_name + ") fenced " +
+                                                 seconds(now() - broker.down_since) + " after it went down");
   for (std::size_t p = 0; p < partitions_.size(); ++p) {
     Partition& part = partitions_[p];
     for (std::size_t r = 0; r < part.replicas.size(); ++r) {
@@ -381,8 +384,8 @@ void KafkaTopic::fence(std::size_t b) {
 void KafkaTopic::unfence(std::size_t b) {
   Broker& broker = brokers_[b];
   broker.fenced = false;
-  log_event("broker-returned", "broker " + std::to_string(b) + " (" + broker.zone_name + ") unfenced after " +
-                                   seconds(now() - broker.down_since));
+  log_event(event_kinds::kafka::kBrokerReturned, "broker " + std::to_string(b) + " (" + broker.zone_name +
+                                                     ") unfenced after " + seconds(now() - broker.down_since));
   for (std::size_t p = 0; p < partitions_.size(); ++p) {
     Partition& part = partitions_[p];
     if (part.leader) continue;
@@ -443,9 +446,9 @@ void KafkaTopic::caught_up(std::size_t p, std::size_t r) {
   rep.behind_since.reset();
   if (!rep.in_isr) {
     rep.in_isr = true;
-    log_event("isr-expand", "partition " + partition_name(p) + ": broker " + std::to_string(rep.broker) +
-                                " caught up at offset " + std::to_string(rep.offset) + ", ISR size " +
-                                std::to_string(isr_count(part)));
+    log_event(event_kinds::kafka::kIsrExpand,
+              "partition " + partition_name(p) + ": broker " + std::to_string(rep.broker) + " caught up at offset " +
+                  std::to_string(rep.offset) + ", ISR size " + std::to_string(isr_count(part)));
     update_gauges();
   }
   advance_high_watermark(p);
@@ -454,8 +457,9 @@ void KafkaTopic::caught_up(std::size_t p, std::size_t r) {
 void KafkaTopic::shrink_isr(std::size_t p, std::size_t r, const std::string& why) {
   Partition& part = partitions_[p];
   part.replicas[r].in_isr = false;
-  log_event("isr-shrink", "partition " + partition_name(p) + ": broker " + std::to_string(part.replicas[r].broker) +
-                              " left the ISR (" + why + "), ISR size " + std::to_string(isr_count(part)));
+  log_event(event_kinds::kafka::kIsrShrink, "partition " + partition_name(p) + ": broker " +
+                                                std::to_string(part.replicas[r].broker) + " left the ISR (" + why +
+                                                "), ISR size " + std::to_string(isr_count(part)));
   advance_high_watermark(p);
   update_gauges();
 }
@@ -502,8 +506,9 @@ void KafkaTopic::go_offline(std::size_t p, const std::string& why) {
   if (part.leader) part.replicas[*part.leader].offset = part.leo;  // the last leader's log
   part.leader.reset();
   if (!part.offline_since) part.offline_since = now();
-  log_event("partition-offline", "partition " + partition_name(p) + ": " + why + "; no live ISR member" +
-                                     (config_.unclean_leader_election ? " and no live replica" : ""));
+  log_event(event_kinds::kafka::kPartitionOffline, "partition " + partition_name(p) + ": " + why +
+                                                       "; no live ISR member" +
+                                                       (config_.unclean_leader_election ? " and no live replica" : ""));
   refresh_followers(p);
   update_gauges();
 }
@@ -538,9 +543,9 @@ void KafkaTopic::become_leader(std::size_t p, std::size_t r, bool unclean, const
   }
   if (unclean) {
     for (std::size_t o = 0; o < part.replicas.size(); ++o) part.replicas[o].in_isr = (o == r);
-    log_event("unclean-election", "partition " + partition_name(p) + ": out-of-sync broker " +
-                                      std::to_string(part.replicas[r].broker) + " leads; " + std::to_string(lost) +
-                                      " acknowledged messages lost");
+    log_event(event_kinds::kafka::kUncleanElection, "partition " + partition_name(p) + ": out-of-sync broker " +
+                                                        std::to_string(part.replicas[r].broker) + " leads; " +
+                                                        std::to_string(lost) + " acknowledged messages lost");
   }
   part.leader = r;
   part.replicas[r].behind_since.reset();
@@ -555,8 +560,9 @@ void KafkaTopic::become_leader(std::size_t p, std::size_t r, bool unclean, const
     offline_time_ += now() - *part.offline_since;
     part.offline_since.reset();
   }
-  log_event("leader-elected", "partition " + partition_name(p) + ": broker " + std::to_string(part.replicas[r].broker) +
-                                  " (" + brokers_[part.replicas[r].broker].zone_name + ") leads (" + why + ")" + took);
+  log_event(event_kinds::kafka::kLeaderElected,
+            "partition " + partition_name(p) + ": broker " + std::to_string(part.replicas[r].broker) + " (" +
+                brokers_[part.replicas[r].broker].zone_name + ") leads (" + why + ")" + took);
   refresh_followers(p);
   advance_high_watermark(p);
   update_gauges();
@@ -584,8 +590,9 @@ void KafkaTopic::check_leader_imbalance() {
       part.replicas[*part.leader].offset = part.leo;
       part.leader = 0;
       ++preferred_elections_;
-      log_event("leader-elected", "partition " + partition_name(p) + ": broker " + std::to_string(b) + " (" +
-                                      brokers_[b].zone_name + ") leads again (preferred replica election)");
+      log_event(event_kinds::kafka::kLeaderElected, "partition " + partition_name(p) + ": broker " + std::to_string(b) +
+                                                        " (" + brokers_[b].zone_name +
+                                                        ") leads again (preferred replica election)");
       refresh_followers(p);
       advance_high_watermark(p);
     }

@@ -62,9 +62,8 @@
 // KPIs: kafka.offline_partition_seconds, kafka.lost_messages,
 // kafka.leader_elections, kafka.preferred_elections, kafka.max_failover_seconds
 // (a leader's broker down -> the partition led again), kafka.produced,
-// kafka.failed_produces. Events: broker-down, broker-lost (fenced),
-// broker-returned, leader-elected, partition-offline, unclean-election,
-// isr-shrink, isr-expand.
+// kafka.failed_produces. Events: the kafka.* kinds
+// (models/data/data_event_kinds.h).
 #include <array>
 #include <cstdint>
 #include <deque>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/data/data_event_kinds.h"
 #include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
@@ -171,8 +172,8 @@ void RaftGroup::on_change() {
 }
 
 void RaftGroup::lose_leader(const std::string& why) {
-  log_event("leader-lost", "member " + std::to_string(*leader_) + " (" + members_[*leader_].zone_name + "), term " +
-                               std::to_string(term_) + ": " + why);
+  log_event(event_kinds::raft::kLeaderLost, "member " + std::to_string(*leader_) + " (" + members_[*leader_].zone_name +
+                                                "), term " + std::to_string(term_) + ": " + why);
   leader_.reset();
   lost_at_ = now();
   unavailable_since_ = now();
@@ -189,8 +190,8 @@ void RaftGroup::schedule_election(SimTime heard_until) {
   candidate_.reset();
   auto part = majority_partition();
   if (!part) {
-    log_event("no-quorum", "no partition holds " + std::to_string(config_.majority()) + " of " +
-                               std::to_string(members_.size()) + " members: no leader, no commits");
+    log_event(event_kinds::raft::kNoQuorum, "no partition holds " + std::to_string(config_.majority()) + " of " +
+                                                std::to_string(members_.size()) + " members: no leader, no commits");
     return;
   }
   const double t = to_seconds(config_.election_timeout);
@@ -213,7 +214,7 @@ void RaftGroup::campaign(std::size_t c) {
   }
   ++term_;
   metrics_->set(g_term_, now(), static_cast<double>(term_));
-  log_event("campaign",
+  log_event(event_kinds::raft::kCampaign,
             "member " + std::to_string(c) + " (" + members_[c].zone_name + ") for term " + std::to_string(term_));
   const Duration votes = quorum_round_trip(c, peers).value_or(Duration::zero());
   election_event_ = schedule_after(votes, "raft.elected", [this, c] {
@@ -221,11 +222,11 @@ void RaftGroup::campaign(std::size_t c) {
       schedule_election(now());
       return;
     }
-    become_leader(c, "elected");
+    become_leader(c);
   });
 }
 
-void RaftGroup::become_leader(std::size_t m, const char* how) {
+void RaftGroup::become_leader(std::size_t m) {
   const bool was_leaderless = !leader_;
   leader_ = m;
   candidate_.reset();
@@ -239,9 +240,9 @@ void RaftGroup::become_leader(std::size_t m, const char* how) {
   metrics_->set(g_quorum_, now(), 1);
   metrics_->set(g_term_, now(), static_cast<double>(term_));
   set_leader_gauges();
-  log_event(how, "member " + std::to_string(m) + " (" + members_[m].zone_name + ") leads term " +
-                     std::to_string(term_) +
-                     (was_leaderless ? ", " + format_seconds(now() - lost_at_) + "s after the leader was lost" : ""));
+  log_event(event_kinds::raft::kLeaderElected,
+            "member " + std::to_string(m) + " (" + members_[m].zone_name + ") leads term " + std::to_string(term_) +
+                (was_leaderless ? ", " + format_seconds(now() - lost_at_) + "s after the leader was lost" : ""));
   consider_transfer();
 }
 
@@ -282,9 +283,10 @@ void RaftGroup::transfer() {
     if (leader_ != from || !up(to) || partition_of(to).size() < config_.majority()) return;
     ++term_;
     ++transfers_;
-    log_event("transfer", "leadership from member " + std::to_string(from) + " (" + members_[from].zone_name +
-                              ") to member " + std::to_string(to) + " (" + members_[to].zone_name + ")");
-    become_leader(to, "elected");
+    log_event(event_kinds::raft::kLeadershipTransfer, "leadership from member " + std::to_string(from) + " (" +
+                                                          members_[from].zone_name + ") to member " +
+                                                          std::to_string(to) + " (" + members_[to].zone_name + ")");
+    become_leader(to);
   });
 }
 

@@ -27,7 +27,7 @@
 // raft.commits, raft.failed_proposals, raft.commit_latency_*. KPIs:
 // raft.unavailable_seconds, raft.elections, raft.leader_transfers,
 // raft.max_election_seconds (leader lost -> new leader).
-// Events: leader-lost, campaign, elected, no-quorum, transfer.
+// Events: the raft.* kinds (models/data/data_event_kinds.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,7 +86,7 @@ class RaftGroup : public Component {
   void lose_leader(const std::string& why);
   void schedule_election(SimTime heard_until);
   void campaign(std::size_t candidate);
-  void become_leader(std::size_t m, const char* how);
+  void become_leader(std::size_t m);
   void consider_transfer();
   void transfer();
   void set_leader_gauges();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/kube/kube_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
 #include "sim/simulation.h"
@@ -227,9 +228,9 @@ void KubeControlPlane::apply_split(Deployment& d, const ZoneSplit& split) {
   d.unplaced = split.pending;
   d.unplaced_reason = split.reason;
   if (changed && d.unplaced > 0) {
-    log_event("deployment.unplaced", d.config.service + ": " + std::to_string(d.unplaced) + " of " +
-                                         std::to_string(d.replicas) +
-                                         " replicas cannot be placed: " + d.unplaced_reason);
+    log_event(event_kinds::deployment::kUnplaced, d.config.service + ": " + std::to_string(d.unplaced) + " of " +
+                                                      std::to_string(d.replicas) +
+                                                      " replicas cannot be placed: " + d.unplaced_reason);
   }
 }
 
@@ -384,7 +385,7 @@ void KubeControlPlane::schedule_pending() {
     }
     for (std::size_t z = 0; z < reasons.size(); ++z) {
       if (reasons[z] != d.zone_pending_reason[z] && !reasons[z].empty()) {
-        log_event("pod.pending", d.config.service + " in " + d.zone_names[z] + ": " + reasons[z]);
+        log_event(event_kinds::pod::kPending, d.config.service + " in " + d.zone_names[z] + ": " + reasons[z]);
       }
       d.zone_pending_reason[z] = reasons[z];
     }
@@ -490,7 +491,7 @@ void KubeControlPlane::pod_killed(std::size_t di, std::size_t service_pod) {
     deployments_[restarted.deployment].service->restart_pod(restarted.service_pod);
   });
   pod.ready_event = schedule_at(ready_at, "kubernetes.pod_ready", [this, p] { became_ready(p); });
-  log_event("pod.crashed",
+  log_event(event_kinds::pod::kCrashed,
             pod.name + ": container killed; restarted after " + format_seconds(backoff) + " s (restart " +
                 std::to_string(pod.restarts) + ")" +
                 (pod.ready && fails_at < app_up ? ", unready at " + format_seconds(fails_at) + " s after " +
@@ -534,7 +535,8 @@ void KubeControlPlane::on_topology_change() {
 
 void KubeControlPlane::mark_zone_unready(ZoneIndex z) {
   const std::string& name = domains_->topology().zone_name(z);
-  log_event("node.not_ready", "zone " + name + ": nodes NotReady after the monitor grace period; their pods unready");
+  log_event(event_kinds::node::kNotReady,
+            "zone " + name + ": nodes NotReady after the monitor grace period; their pods unready");
   for (std::size_t di = 0; di < deployments_.size(); ++di) {
     Deployment& d = deployments_[di];
     for (std::size_t p : d.pods) {
@@ -557,8 +559,9 @@ void KubeControlPlane::evict_zone(ZoneIndex z) {
       if (pods_[p].bound && d.zone_names[pods_[p].zone] == name) evicted.push_back(p);
     }
     if (evicted.empty()) continue;
-    log_event("pod.evicted", d.config.service + ": " + std::to_string(evicted.size()) + " pods of zone " + name +
-                                 " evicted after the unreachable toleration; recreated in the same zone");
+    log_event(event_kinds::pod::kEvicted, d.config.service + ": " + std::to_string(evicted.size()) + " pods of zone " +
+                                              name +
+                                              " evicted after the unreachable toleration; recreated in the same zone");
     for (std::size_t p : evicted) delete_pod(p);
     reconcile(di);  // the targets are unchanged: the replacements go back to the zone
   }
@@ -627,9 +630,9 @@ void KubeControlPlane::sync_hpas() {
     h.max_desired = std::max(h.max_desired, desired);
     if (r.rescale && desired != d.replicas) {
       ++h.rescales;
-      log_event("hpa.rescale", h.controller.config().name + ": " + std::to_string(d.replicas) + " -> " +
-                                   std::to_string(desired) + " (" + r.message +
-                                   (excluded ? ", compensating zone " + d.zone_names[*excluded] : "") + ")");
+      log_event(event_kinds::hpa::kRescale,
+                h.controller.config().name + ": " + std::to_string(d.replicas) + " -> " + std::to_string(desired) +
+                    " (" + r.message + (excluded ? ", compensating zone " + d.zone_names[*excluded] : "") + ")");
       set_replicas(h.deployment, desired);
     }
   }
@@ -662,8 +665,9 @@ void KubeControlPlane::autoscale_nodes() {
     for (const PoolScaleUp& up : estimate.pools) {
       if (up.nodes_to_add == 0) continue;
       nodes_coming_[up.pool] += up.nodes_to_add;
-      log_event("node.scale_up", "pool " + up.name + " in " + zone + ": " + std::to_string(up.nodes_to_add) +
-                                     " nodes ordered for " + std::to_string(pending.size()) + " pending pods");
+      log_event(event_kinds::node::kScaleUp, "pool " + up.name + " in " + zone + ": " +
+                                                 std::to_string(up.nodes_to_add) + " nodes ordered for " +
+                                                 std::to_string(pending.size()) + " pending pods");
       const Duration delay = provisioning_->sample(rng());
       const std::size_t pool = up.pool;
       const std::uint32_t count = up.nodes_to_add;
@@ -671,7 +675,7 @@ void KubeControlPlane::autoscale_nodes() {
         nodes_coming_[pool] -= count;
         const std::uint32_t added = cluster_->add_nodes(pool, count);
         const std::string& zone_name = config_.node_pools[pool].zone;
-        log_event("node.added",
+        log_event(event_kinds::node::kAdded,
                   "pool " + config_.node_pools[pool].name + ": " + std::to_string(added) + " nodes Ready");
         for (const auto& [z, gauge] : node_gauges_) {
           if (z == zone_name) metrics_->set(gauge, now(), nodes_in_zone(z));
@@ -680,7 +684,7 @@ void KubeControlPlane::autoscale_nodes() {
       });
     }
     if (estimate.still_pending > 0 && !estimate.reason.empty()) {
-      log_event("node.scale_up_short", "zone " + zone + ": " + estimate.reason);
+      log_event(event_kinds::node::kScaleUpShort, "zone " + zone + ": " + estimate.reason);
     }
   }
   schedule_after(config_.cluster_autoscaler.scan_interval, "kubernetes.cluster_autoscaler",
@@ -716,10 +720,10 @@ void KubeControlPlane::set_hpa_compensation(std::string_view service, std::optio
   if (!d.hpa) throw SimulationError("kubernetes: no HPA scales " + quote(service) + " to compensate");
   d.hpa_compensation_zone = zone ? std::optional<std::uint32_t>(zone_index(d, *zone)) : std::nullopt;
   d.hpa_compensation_kept = zone ? static_cast<std::int32_t>(d.targets[*d.hpa_compensation_zone]) : 0;
-  log_event("hpa.compensation", std::string(service) + (zone ? ": computed without zone " + *zone +
-                                                                   ", whose replicas "
-                                                                   "are kept on top"
-                                                             : ": cancelled"));
+  log_event(event_kinds::hpa::kCompensation, std::string(service) + (zone ? ": computed without zone " + *zone +
+                                                                                ", whose replicas "
+                                                                                "are kept on top"
+                                                                          : ": cancelled"));
 }
 
 void KubeControlPlane::set_replica_compensation(std::string_view service, std::string_view zone, bool on) {
@@ -731,14 +735,15 @@ void KubeControlPlane::set_replica_compensation(std::string_view service, std::s
   if (on && it == d.replica_compensation.end()) {
     const auto extra = static_cast<std::int32_t>(d.targets[z]);
     d.replica_compensation.emplace_back(z, extra);
-    log_event("deployment.compensation", std::string(service) + ": replicas " + std::to_string(d.replicas) + " + " +
-                                             std::to_string(extra) + " of zone " + std::string(zone));
+    log_event(event_kinds::deployment::kCompensation, std::string(service) + ": replicas " +
+                                                          std::to_string(d.replicas) + " + " + std::to_string(extra) +
+                                                          " of zone " + std::string(zone));
     set_replicas(di, d.replicas + extra);
   } else if (!on && it != d.replica_compensation.end()) {
     const std::int32_t extra = it->second;
     d.replica_compensation.erase(it);
-    log_event("deployment.compensation", std::string(service) + ": cancelled, replicas " + std::to_string(d.replicas) +
-                                             " - " + std::to_string(extra));
+    log_event(event_kinds::deployment::kCompensation, std::string(service) + ": cancelled, replicas " +
+                                                          std::to_string(d.replicas) + " - " + std::to_string(extra));
     set_replicas(di, d.replicas - extra);
   }
 }
@@ -747,8 +752,9 @@ void KubeControlPlane::set_policy(std::string_view service, std::optional<Deploy
   Deployment& d = deployment(service);
   const auto di = static_cast<std::size_t>(&d - deployments_.data());
   d.policy = policy ? *policy : d.config.policy;
-  log_event("deployment.policy", std::string(service) + ": policy " + d.policy.kind +
-                                     (policy ? " (changed)" : " (restored)") + "; rollout to a fresh split");
+  log_event(event_kinds::deployment::kPolicy, std::string(service) + ": policy " + d.policy.kind +
+                                                  (policy ? " (changed)" : " (restored)") +
+                                                  "; rollout to a fresh split");
   apply_split(d, fresh_split(d.policy, zone_states(d), static_cast<std::uint32_t>(d.replicas)));
   d.rolling = true;
   reconcile(di);
@@ -758,8 +764,8 @@ void KubeControlPlane::restart(std::string_view service) {
   Deployment& d = deployment(service);
   ++d.revision;
   d.rolling = true;
-  log_event("deployment.restart", std::string(service) + ": revision " + std::to_string(d.revision) +
-                                      ", every pod replaced within maxSurge and maxUnavailable");
+  log_event(event_kinds::deployment::kRestart, std::string(service) + ": revision " + std::to_string(d.revision) +
+                                                   ", every pod replaced within maxSurge and maxUnavailable");
   reconcile(static_cast<std::size_t>(&d - deployments_.data()));
 }
 

@@ -36,8 +36,8 @@
 // hpa.utilization (of the pods it trusts, as its status shows) and
 // hpa.all_pods_utilization (usage over every listed pod's request) per HPA;
 // cluster.nodes per zone with node pools.
-// Events: rescales, unplaced replicas, pods pending, evictions, nodes added,
-// container crashes, restarts, compensation and policy changes.
+// Events: the deployment.*, pod.*, node.* and hpa.* kinds
+// (models/kube/kube_event_kinds.h).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "models/actions/action_catalog.h"
+#include "models/data/data_event_kinds.h"
+#include "models/results/event_kind_catalog.h"
 #include "models/traffic/traffic_scheduler_config.h"
 
 namespace drsim {
@@ -88,8 +90,8 @@ std::set<std::string> failed_zones(const JudgedScenario& scenario, const ActionT
 
 // Events that show the system noticed a failure (header comment).
 bool is_detection(std::string_view kind) {
-  return kind == "detected" || kind == "node.not_ready" || kind == "routing-change-applied" ||
-         kind == "region-unhealthy" || kind == "scheduler-failover" || kind == "cdn-vendor-unhealthy";
+  const EventKind* info = find_event_kind(kind);
+  return info != nullptr && info->detects_failure();
 }
 // A routing:switch whose last stage moves all of the region's share.
 bool switch_empties_region(const ActionConfig& a) {
@@ -166,7 +168,7 @@ FaultFigures fault_figures(const Recorder& recorder, const JudgedScenario& scena
     f.switch_applies = true;
     for (std::size_t i = 0; i < e.size(); ++i) {
       const SimTime t{Duration{e.t_ns[i]}};
-      if (t >= step.start && t < span_end && e.kind[i] == "switched" &&
+      if (t >= step.start && t < span_end && e.kind[i] == event_kinds::database::kSwitched.name() &&
           e.component[i] == "database/" + action->target.database) {
         f.traffic_switch = t - step.start;
         break;

@@ -15,11 +15,9 @@
 // their counts summed; latency: the worst population).
 //
 // - Detection: the earliest event in [start, span end) that shows the system
-//   noticed a failure: a database's "detected" (its health checks, or the
-//   operator's failover), a Kubernetes "node.not_ready", a routing rules
-//   store's "routing-change-applied", a GSLB health checker's
-//   "region-unhealthy", a traffic scheduler's "scheduler-failover", a CDN
-//   monitor's "cdn-vendor-unhealthy", or an
+//   noticed a failure: a kind the event kind catalog marks as detecting one
+//   (models/results/event_kind_catalog.h: database.failure_detected, by its
+//   health checks or the operator's failover, node.not_ready, ...), or an
 //   operator action of the timeline
 //   (traffic:cut, routing:weight, service:scale and the other steps that are
 //   neither faults nor repairs). Time = that event - start; none ("n/a") when
@@ -35,8 +33,8 @@
 //   (the run's end if it has none) carries no arrival, or the step's start
 //   if that window began before it (0 for zones that never had traffic).
 //   Time = switched - start; none ("never") when the last window before the
-//   end still has arrivals. For a fault whose target names a database: the first "switched"
-//   event of that database in the span (its clients reach the new primary).
+//   end still has arrivals. For a fault whose target names a database: the first
+//   database.switched event of that database in the span (its clients reach the new primary).
 //   For a routing:switch (a planned switch-over, which the fault report
 //   counts as a fault step): from its last stage (its start + the last
 //   stage's `after`) to the start of the first window from which the
@@ -91,7 +89,7 @@ namespace drsim {
 struct FaultFigures {
   FaultStep step;
   std::optional<Duration> detection;
-  std::string detected_by;  // "database east-shard: detected"; empty without detection
+  std::string detected_by;  // "database/east-shard: database.failure_detected"; empty without detection
   std::optional<Duration> traffic_switch;
   bool switch_applies = false;  // false: "n/a" (no zone, region or database target)
   std::optional<Duration> rto;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "models/topology/topology_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
 #include "sim/simulation.h"
@@ -42,8 +43,8 @@ void FlowTransfers::start_transfer(std::string_view name) {
     Transfer& t = transfers_[i];
     if (t.name != name) continue;
     t.started = now();
-    log_event("transfer-started", t.name + ": " + format_byte_size(ByteSize{t.bytes}) + " from " +
-                                      topology_.zone_name(t.from) + " to " + topology_.zone_name(t.to));
+    log_event(event_kinds::transfer::kStarted, t.name + ": " + format_byte_size(ByteSize{t.bytes}) + " from " +
+                                                   topology_.zone_name(t.from) + " to " + topology_.zone_name(t.to));
     t.flow = t.stream->start_flow(t.from, t.to, t.bytes, [this, i](const FlowOutcome& o) { done(i, o); });
     return;
   }
@@ -57,12 +58,13 @@ void FlowTransfers::done(std::size_t i, const FlowOutcome& outcome) {
   t.bytes_sent = outcome.bytes - outcome.bytes_remaining;
   const Duration took = now() - *t.started;
   if (outcome.completed) {
-    log_event("transfer-completed", t.name + ": " + format_byte_size(ByteSize{t.bytes}) + " in " +
-                                        format_seconds(took) + "s (" + mbps(static_cast<double>(t.bytes), took) + ")");
+    log_event(event_kinds::transfer::kCompleted, t.name + ": " + format_byte_size(ByteSize{t.bytes}) + " in " +
+                                                     format_seconds(took) + "s (" +
+                                                     mbps(static_cast<double>(t.bytes), took) + ")");
   } else {
-    log_event("transfer-failed", t.name + ": " + std::to_string(t.bytes_sent) + " of " + std::to_string(t.bytes) +
-                                     " bytes sent in " + format_seconds(took) +
-                                     "s; a link on its route or one of its zones went down");
+    log_event(event_kinds::transfer::kFailed, t.name + ": " + std::to_string(t.bytes_sent) + " of " +
+                                                  std::to_string(t.bytes) + " bytes sent in " + format_seconds(took) +
+                                                  "s; a link on its route or one of its zones went down");
   }
 }
 

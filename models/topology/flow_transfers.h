@@ -10,9 +10,9 @@
 // recovery can start it again).
 //
 // Series: the flow.bytes and flow.open of its stream (FlowTraffic, labels
-// transfer = the step's name). Events: transfer-started, transfer-completed
-// (with its duration and mean throughput), transfer-failed (with what was
-// sent). KPIs per transfer (label transfer): transfer.completed (0/1),
+// transfer = the step's name). Events: the transfer.* kinds
+// (models/topology/topology_event_kinds.h); a completed one's detail has its
+// duration and mean throughput, a failed one's what was sent. KPIs per transfer (label transfer): transfer.completed (0/1),
 // transfer.bytes_sent, and transfer.seconds (start to last byte) for a
 // completed one.
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include "models/service/service.h"
 #include "models/traffic/health_checker.h"
+#include "models/traffic/traffic_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
 
@@ -96,7 +97,7 @@ void CdnEdges::probe() {
     vendor.healthy_view = ok;
     vendor.disagreeing = 0;
     metrics_->set(vendor.healthy, now(), ok ? 1.0 : 0.0);
-    recorder().event(now(), name(), ok ? "cdn-vendor-healthy" : "cdn-vendor-unhealthy", config_.vendors[v].name);
+    log_event(ok ? event_kinds::cdn::kVendorHealthy : event_kinds::cdn::kVendorUnhealthy, config_.vendors[v].name);
   }
   choose_cname();
 }
@@ -113,8 +114,7 @@ void CdnEdges::choose_cname() {
   if (chosen == cname_) return;
   metrics_->set(vendors_[cname_].cname, now(), 0.0);
   metrics_->set(vendors_[chosen].cname, now(), 1.0);
-  recorder().event(now(), name(), "cdn-switch",
-                   config_.vendors[cname_].name + " -> " + config_.vendors[chosen].name);
+  log_event(event_kinds::cdn::kCnameSwitch, config_.vendors[cname_].name + " -> " + config_.vendors[chosen].name);
   cname_ = chosen;
   ++switches_;
 }
@@ -134,8 +134,8 @@ void CdnEdges::refresh_origin_record(std::size_t v) {
   if (backup == vendor.backup) return;
   vendor.backup = backup;
   metrics_->set(vendor.backup_gauge, now(), backup ? 1.0 : 0.0);
-  recorder().event(now(), name(), "cdn-backup",
-                   config_.vendors[v].name + (backup ? ": origin pulls to the static backup" : ": origin back"));
+  log_event(event_kinds::cdn::kBackupOrigin,
+            config_.vendors[v].name + (backup ? ": origin pulls to the static backup" : ": origin back"));
 }
 
 void CdnEdges::answer(std::uint64_t token, Duration after, ServeOutcome outcome) {

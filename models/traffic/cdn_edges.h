@@ -36,7 +36,8 @@
 // cdn.refused{vendor}, cdn.backup_served, cdn.backup_failed,
 // cdn.cname{vendor} (gauge 0/1: the live CNAME), cdn.vendor_healthy{vendor}
 // (gauge 0/1, the monitor's view), cdn.backup_active{vendor} (gauge 0/1: the
-// vendor's cached origin record). Events: cdn-switch, cdn-backup.
+// vendor's cached origin record). Events: the cdn.* kinds
+// (models/traffic/traffic_event_kinds.h).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,6 +1,7 @@
 #include "models/traffic/health_checker.h"
 
 #include "models/service/service.h"
+#include "models/traffic/traffic_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
 
@@ -162,7 +163,7 @@ void HealthChecker::evaluate(std::size_t r) {
   region.healthy = healthy;
   ++changes_;
   metrics_->set(region.region_healthy, now(), healthy ? 1.0 : 0.0);
-  log_event(healthy ? "region-healthy" : "region-unhealthy",
+  log_event(healthy ? event_kinds::gslb::kRegionHealthy : event_kinds::gslb::kRegionUnhealthy,
             domains_.topology().region_name(region.region) + ": " + std::to_string(healthy_count) + " of " +
                 std::to_string(reporting) + " checkers healthy, " + seconds(now() - last_topology_change_) +
                 " after the last topology change");

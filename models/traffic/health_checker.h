@@ -27,8 +27,8 @@
 // Recorded per window (labels population, region): health.checks (probes
 // sent), health.checks_failed, health.healthy_checkers (gauge: reporting
 // checkers whose view is healthy), health.region_healthy (gauge 0/1). KPIs:
-// health.changes. Events: region-unhealthy, region-healthy, with the time
-// since the last change of the topology (the fault, in a drill).
+// health.changes. Events: the gslb.* kinds (models/traffic/traffic_event_kinds.h),
+// with the time since the last change of the topology (the fault, in a drill).
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/traffic/traffic_event_kinds.h"
 #include "sim/simulation.h"
 
 namespace drsim {
@@ -37,8 +38,8 @@ void RoutingRulesStore::submit(std::string description, std::function<void()> ap
   // Behind a change that is waiting for a leader, this one waits too.
   const bool behind_waiting = !queue_.empty() && queue_.front().waited;
   if (behind_waiting) {
-    log_event("routing-change-delayed", description + ": queued behind a change waiting for a leader of " +
-                                            group_.config().name);
+    log_event(event_kinds::routing_rules::kChangeDelayed,
+              description + ": queued behind a change waiting for a leader of " + group_.config().name);
   }
   queue_.push_back(Change{std::move(description), std::move(apply), now(), behind_waiting});
   metrics_->set(g_pending_, now(), static_cast<double>(queue_.size()));
@@ -52,8 +53,9 @@ void RoutingRulesStore::propose_head() {
   if (!latency) {
     if (!head.waited) {
       head.waited = true;
-      log_event("routing-change-delayed", head.description + ": consensus group " + group_.config().name +
-                                              " has no leader; retrying every " + seconds(retry_interval_));
+      log_event(event_kinds::routing_rules::kChangeDelayed,
+                head.description + ": consensus group " + group_.config().name + " has no leader; retrying every " +
+                    seconds(retry_interval_));
     }
     next_ = schedule_after(retry_interval_, "routing.retry", [this] { propose_head(); });
     return;
@@ -67,7 +69,8 @@ void RoutingRulesStore::propose_head() {
     ++applied_;
     if (change.waited) ++delayed_;
     metrics_->set(g_pending_, now(), static_cast<double>(queue_.size()));
-    log_event("routing-change-applied", change.description + ", " + seconds(delay) + " after it was made");
+    log_event(event_kinds::routing_rules::kChangeApplied,
+              change.description + ", " + seconds(delay) + " after it was made");
     propose_head();
   });
 }

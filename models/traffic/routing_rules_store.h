@@ -17,8 +17,9 @@
 // Recorded per window (label population): routing.pending_changes. KPIs:
 // routing.changes (applied), routing.changes_delayed (waited for a leader,
 // themselves or queued behind one that did),
-// routing.max_change_delay_seconds (made -> applied, worst). Events:
-// routing-change-delayed (first failed proposal), routing-change-applied.
+// routing.max_change_delay_seconds (made -> applied, worst). Events: the
+// routing_rules.* kinds (models/traffic/traffic_event_kinds.h); a change is
+// delayed once, at its first failed proposal.
 #include <cstdint>
 #include <deque>
 #include <functional>

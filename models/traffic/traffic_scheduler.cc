@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "models/service/service.h"
+#include "models/traffic/traffic_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
 
@@ -177,10 +178,10 @@ void TrafficScheduler::region_health(RegionIndex region, bool healthy) {
   const std::vector<double> shares = target_shares();
   if (!healthy) {
     ++failovers_;
-    log_event("scheduler-failover",
+    log_event(event_kinds::scheduler::kFailover,
               name + " unreachable: weight 0, spread " + config_.spread + ": " + shares_text(shares));
   } else {
-    log_event("scheduler-restore", name + " reachable again: " + shares_text(shares));
+    log_event(event_kinds::scheduler::kRestore, name + " reachable again: " + shares_text(shares));
   }
   reconcile(std::string(healthy ? "restore " : "failover ") + name);
 }
@@ -200,7 +201,7 @@ void TrafficScheduler::set_switch_share(std::size_t index, double share) {
   for (RegionIndex r : s.to) to += (to.empty() ? "" : "+") + domains_.topology().region_name(r);
   const std::string what = s.name + ": " + percent(share) + " of " + domains_.topology().region_name(s.from) +
                            "'s share moved to " + to;
-  log_event("switch-step", what);
+  log_event(event_kinds::scheduler::kSwitchStep, what);
   reconcile(what);
 }
 

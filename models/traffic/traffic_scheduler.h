@@ -31,9 +31,7 @@
 // Recorded per window (labels population, region): routing.weight (gauge:
 // the share the router applies, after the store's commit), routing.requests
 // (requests the population sent to the region, DNS caches included).
-// Events: scheduler-failover (a region unreachable: weight 0 and where its
-// share goes; the objectives count it as detection), scheduler-restore,
-// switch-step (a stage of a planned switch decided). KPIs:
+// Events: the scheduler.* kinds (models/traffic/traffic_event_kinds.h). KPIs:
 // routing.failovers.
 #include <cstdint>
 #include <optional>

@@ -59,6 +59,7 @@ __all__ = [
     "RunInterrupted",
     "scenario_format_markdown",
     "scenario_json_schema",
+    "event_kinds",
     "config",
     "kube",
     "queueing",
@@ -89,3 +90,12 @@ def scenario_json_schema() -> dict[str, Any]:
     """The JSON Schema of scenario files, generated from the C++ field lists."""
     schema: dict[str, Any] = json.loads(_core.scenario_json_schema())
     return schema
+
+
+def event_kinds() -> list[dict[str, Any]]:
+    """Every kind a model logs in the events table (``Result.events()``), from the C++
+    catalog: ``name`` (``"database.switched"``), ``formerly`` (its spelling before every
+    kind was ``<area>.<what>``, or ``""``), ``detectsFailure`` and ``doc``. Timeline
+    steps log their action's name (``"zone:fail"``) and ``"<action>:end"`` besides."""
+    kinds: list[dict[str, Any]] = json.loads(_core.event_kinds_json())["eventKinds"]
+    return kinds

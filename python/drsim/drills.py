@@ -59,6 +59,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from drsim import event_kinds
 from drsim.result import Result
 from drsim.scenario import load_file
 
@@ -137,6 +138,17 @@ def _require(mapping: dict[str, Any], key: str, where: str, kind: type | tuple[t
     return value
 
 
+def _check_event_kind(kind: Any, where: str) -> None:
+    """A kind of the catalog, or a timeline step's (an action's name: it has a colon)."""
+    catalog = event_kinds()
+    if not isinstance(kind, str) or kind in {k["name"] for k in catalog} or ":" in kind:
+        return
+    renamed = {k["formerly"]: k["name"] for k in catalog if k["formerly"]}
+    if kind in renamed:
+        raise LibraryError(f"{where}: event kind {kind!r} is now spelled {renamed[kind]!r}")
+    raise LibraryError(f"{where}: no event kind {kind!r} (docs/scenario-format.md, Event kinds, lists them)")
+
+
 def _check_measure(measure: dict[str, Any], where: str) -> None:
     kinds = [k for k in _MEASURES if k in measure]
     if len(kinds) != 1:
@@ -147,6 +159,8 @@ def _check_measure(measure: dict[str, Any], where: str) -> None:
         raise LibraryError(f"{where}: {kinds[0]} needs from_s and to_s")
     if kinds[0] == "event" and "after" not in measure:
         raise LibraryError(f"{where}: event needs after (a timeline step)")
+    if kinds[0] == "event":
+        _check_event_kind(measure["event"], f"{where}.event")
     if kinds[0] == "series" and measure.get("reduce") not in _REDUCERS:
         raise LibraryError(f"{where}.reduce: expected one of {', '.join(_REDUCERS)}")
     for combine in ("minus", "plus"):

@@ -142,6 +142,7 @@ void bind_scenario(py::module_& m) {
   m.def("scenario_format_markdown", &scenario_format_markdown,
         "Reference documentation of the scenario format (Markdown).");
   m.def("scenario_json_schema", &scenario_json_schema, "JSON Schema of the scenario format (text).");
+  m.def("event_kinds_json", &event_kinds_json, "The event kinds a run's events table can hold (JSON text).");
 }
 
 }  // namespace drsim::python

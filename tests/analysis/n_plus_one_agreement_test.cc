@@ -257,13 +257,13 @@ TEST(CheckAgreesWithTheSimulatedDatabaseCalls, PrimaryZoneDownAfterFailover) {
   std::int64_t switched_ns = -1;
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events.component[i] != "database/" + orders.name) continue;
-    if (events.kind[i] == "promoted") {
+    if (events.kind[i] == "database.promoted") {
       ++promotions;
       const std::string member =
           "member " + std::to_string(*after.primary) + " (" + topology.zone_name(after.primary_zone) + ")";
       EXPECT_EQ(events.detail[i].rfind(member, 0), 0u) << events.detail[i];
     }
-    if (events.kind[i] == "switched") switched_ns = events.t_ns[i];
+    if (events.kind[i] == "database.switched") switched_ns = events.t_ns[i];
   }
   EXPECT_EQ(promotions, 1);
   ASSERT_GT(switched_ns, 0);

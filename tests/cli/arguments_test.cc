@@ -41,7 +41,7 @@ TEST(Arguments, VersionAndHelp) {
 TEST(Arguments, DocsFormat) {
   EXPECT_EQ(parse_arguments({"docs"}).docs_format, "markdown");
   EXPECT_EQ(parse_arguments({"docs", "--format", "schema"}).docs_format, "schema");
-  EXPECT_EQ(usage_error({"docs", "--format", "pdf"}), "--format: expected markdown or schema, got \"pdf\"");
+  EXPECT_EQ(usage_error({"docs", "--format", "pdf"}), "--format: expected markdown, schema or event-kinds, got \"pdf\"");
 }
 
 TEST(Arguments, FailOnObjectiveIsARunOption) {

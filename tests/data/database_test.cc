@@ -117,8 +117,8 @@ TEST(Database, SemiSyncDegradesToAsyncAfterItsTimeoutAndRecovers) {
   sim.finish();
   bool off = false, on = false;
   for (const auto& k : sim.recorder().events().kind) {
-    off |= k == "semi-sync-off";
-    on |= k == "semi-sync-on";
+    off |= k == "database.semi_sync_off";
+    on |= k == "database.semi_sync_on";
   }
   EXPECT_TRUE(off && on);
 }

@@ -144,8 +144,8 @@ TEST(KafkaTopic, IsrShrinksAfterReplicaLagTimeMaxAndExpandsOnCatchUp) {
   EXPECT_EQ(t.replica_offset(0, 1), t.log_end(0));
   sim.finish();
   EXPECT_EQ(kpi(sim, "kafka.failed_produces"), 0);
-  EXPECT_EQ(count_events(sim, "isr-shrink"), 1u);
-  EXPECT_EQ(count_events(sim, "isr-expand"), 1u);
+  EXPECT_EQ(count_events(sim, "kafka.isr_shrink"), 1u);
+  EXPECT_EQ(count_events(sim, "kafka.isr_expand"), 1u);
   // The sends held back by the lagging follower were acknowledged when it left the ISR, up to 35 s later.
   EXPECT_GT(max_point(sim, "kafka.produce_latency_p99_s"), 34);
 }
@@ -275,7 +275,7 @@ TEST(KafkaConsumerGroup, RangeAssignmentThenARebalanceAfterTheSessionTimeout) {
   sim.run_until(SimTime{120s});
   sim.finish();
   EXPECT_EQ(g.rebalances(), 1u);
-  EXPECT_EQ(count_events(sim, "rebalance"), 1u);
+  EXPECT_EQ(count_events(sim, "consumer_group.rebalance"), 1u);
   // Member a had processed records since its last commit (every 5 s, the first after 5 s): at most 5 s of its
   // 50 records/s are processed again.
   EXPECT_GT(g.redelivered(), 0u);

@@ -60,7 +60,7 @@ TEST(GslbFailover, HealthChecksAndDnsCachesMoveSpainsTrafficToOregon) {
   ASSERT_TRUE(report.faults[0].detection.has_value());
   EXPECT_GE(to_seconds(*report.faults[0].detection), (kThreshold - 1) * kInterval - kWindow);
   EXPECT_LE(to_seconds(*report.faults[0].detection), kThreshold * kInterval);
-  EXPECT_NE(report.faults[0].detected_by.find("region-unhealthy"), std::string::npos) << report.faults[0].detected_by;
+  EXPECT_NE(report.faults[0].detected_by.find("gslb.region_unhealthy"), std::string::npos) << report.faults[0].detected_by;
   const auto oregon_healthy = series(rec, "health.region_healthy", {{"population", "spain"}, {"region", "oregon"}});
   EXPECT_EQ(first_time_s(oregon_healthy, 0s, [](double v) { return v < 1; }), -1) << "Oregon stays healthy";
 

@@ -140,7 +140,7 @@ TEST_F(KafkaAzLoss, ZoneBMembersTakeOverAfterTheSessionTimeoutAndRebalance) {
   const auto& events = rec().events();
   double assigned = -1;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i] == "assigned" && assigned < 0) assigned = static_cast<double>(events.t_ns[i]) / 1e9;
+    if (events.kind[i] == "consumer_group.assigned" && assigned < 0) assigned = static_cast<double>(events.t_ns[i]) / 1e9;
   }
   EXPECT_GE(assigned, 405);
   EXPECT_LE(assigned, 405 + 2 * kPeriod);

@@ -120,7 +120,7 @@ TEST(PoolPileup, TheObjectivesFailWithTheDefaultsAndPassWithTheFix) {
   // Detection: the north shard's third failed health check, 2 s apart from
   // the first due at 300 s: 304 s, 4 s after the loss.
   EXPECT_EQ(before.faults[0].detection, 4s);
-  EXPECT_EQ(before.faults[0].detected_by, "database/north-shard: detected");
+  EXPECT_EQ(before.faults[0].detected_by, "database/north-shard: database.failure_detected");
   // The RPO is the shard's own failover loss, the database.rpo_seconds KPI.
   const Recorder::Kpi* rpo = defaults.recorder().find_kpi("database.rpo_seconds", {{"database", "north-shard"}});
   ASSERT_NE(rpo, nullptr);

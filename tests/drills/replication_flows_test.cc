@@ -167,11 +167,11 @@ TEST(NetworkFidelity, ABulkCopyOnTheLineRaisesTheRpoByItsShareOfTheBandwidth) {
   const auto& events = rec.events();
   std::vector<std::pair<std::int64_t, std::string>> transfer_events;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i].starts_with("transfer-")) transfer_events.emplace_back(events.t_ns[i], events.kind[i]);
+    if (events.kind[i].starts_with("transfer.")) transfer_events.emplace_back(events.t_ns[i], events.kind[i]);
   }
   ASSERT_EQ(transfer_events.size(), 2u);
-  EXPECT_EQ(transfer_events[0], std::make_pair(to_ns(180s), std::string("transfer-started")));
-  EXPECT_EQ(transfer_events[1], std::make_pair(to_ns(300s), std::string("transfer-failed")));
+  EXPECT_EQ(transfer_events[0], std::make_pair(to_ns(180s), std::string("transfer.started")));
+  EXPECT_EQ(transfer_events[1], std::make_pair(to_ns(300s), std::string("transfer.failed")));
 }
 
 // A copy small enough to finish: it takes between size / (B / 1.05) (the
@@ -190,7 +190,7 @@ TEST(NetworkFidelity, ACompletedTransferRecordsItsDuration) {
   EXPECT_LE(seconds, bits / (100e6 / (2 * kCrossTraffic)) + kOneWay);
   EXPECT_EQ(kpi(rec, "transfer.bytes_sent", copy), 200.0 * 1024 * 1024);
   bool completed = false;
-  for (const std::string& k : rec.events().kind) completed |= k == "transfer-completed";
+  for (const std::string& k : rec.events().kind) completed |= k == "transfer.completed";
   EXPECT_TRUE(completed);
 }
 

@@ -78,8 +78,8 @@ TEST(ThreeRegionUnit, NorthFailureIsFailedOverAutomatically) {
   ASSERT_TRUE(f.detection);
   EXPECT_GE(*f.detection, 1500ms);
   EXPECT_LE(*f.detection, 3s + 100ms);
-  EXPECT_TRUE(f.detected_by == "health-check/users: region-unhealthy" ||
-              f.detected_by == "scheduler/users: scheduler-failover")
+  EXPECT_TRUE(f.detected_by == "health-check/users: gslb.region_unhealthy" ||
+              f.detected_by == "scheduler/users: scheduler.failover")
       << f.detected_by;
   // Switch: detection (<= 3 s) + an election and a commit (<= 2.1 s) + the resolvers' TTL (10 s), then each
   // client re-resolves at its next failed request: at once for one sent North (no target), 3 s later for one

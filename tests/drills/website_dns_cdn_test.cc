@@ -112,7 +112,7 @@ TEST(WebsiteDnsCdn, EachFailurePointIsHandledByItsMechanism) {
   // (threshold - 1) to threshold intervals after the fault; the CNAME then names vendor-b, and the
   // last European request reaches vendor-a within the TTL of that (the resolvers' records expire
   // uniformly over 60 s; browsers add nothing). America keeps vendor-a.
-  const double cdn_switch = first_event(rec, "cdn-switch", "cdn/europe", kCdnA);
+  const double cdn_switch = first_event(rec, "cdn.cname_switch", "cdn/europe", kCdnA);
   EXPECT_GE(cdn_switch - kCdnA, (kCdnThreshold - 1) * kCdnInterval);
   EXPECT_LE(cdn_switch - kCdnA, kCdnThreshold * kCdnInterval);
   const auto vendor_a_eu = summed(rec, "cdn.requests", {{"population", "europe"}, {"vendor", "vendor-a"}});
@@ -125,11 +125,11 @@ TEST(WebsiteDnsCdn, EachFailurePointIsHandledByItsMechanism) {
   const double expected_cdn_errors = kRate * ((cdn_switch - kCdnA) + kTtl / 2);
   EXPECT_NEAR(cdn_errors, expected_cdn_errors, 0.25 * expected_cdn_errors);
   EXPECT_EQ(total(failed_us, kCdnA, kFra), 0) << "America's PoP of vendor-a is up";
-  EXPECT_EQ(first_event(rec, "cdn-switch", "cdn/america", 0), -1);
+  EXPECT_EQ(first_event(rec, "cdn.cname_switch", "cdn/america", 0), -1);
 
   // 3. Frankfurt down: Europe's origin pulls (1 - hit ratio of its requests) fail until the health check
   // marks it unhealthy ((threshold - 1) to threshold intervals), then go to Virginia.
-  const double fra_unhealthy = first_event(rec, "region-unhealthy", "health-check/europe", kFra);
+  const double fra_unhealthy = first_event(rec, "gslb.region_unhealthy", "health-check/europe", kFra);
   EXPECT_GE(fra_unhealthy - kFra, (kHcThreshold - 1) * kHcInterval - 1);
   EXPECT_LE(fra_unhealthy - kFra, kHcThreshold * kHcInterval);
   const double fra_errors = total(failed_eu, kFra, kFraEnd);
@@ -208,7 +208,7 @@ TEST(WebsiteDnsCdn, AVendorFailingEverywhereMovesEveryGeography) {
   ASSERT_EQ(run.outcome.reason, StopReason::kHorizon);
   const Recorder& rec = run.recorder();
   for (const char* population : {"europe", "america"}) {
-    const double at = first_event(rec, "cdn-switch", std::string("cdn/") + population, kCdnA);
+    const double at = first_event(rec, "cdn.cname_switch", std::string("cdn/") + population, kCdnA);
     EXPECT_GE(at - kCdnA, (kCdnThreshold - 1) * kCdnInterval) << population;
     EXPECT_LE(at - kCdnA, kCdnThreshold * kCdnInterval) << population;
     const auto on_a = summed(rec, "cdn.requests", {{"population", population}, {"vendor", "vendor-a"}});
@@ -216,7 +216,7 @@ TEST(WebsiteDnsCdn, AVendorFailingEverywhereMovesEveryGeography) {
     EXPECT_GT(total(summed(rec, "client.failed", {{"population", population}}), kCdnA, kCdnAEnd), 0) << population;
   }
   // Undone after its 10 min: the monitors see vendor-a healthy again and the CNAME goes back to it.
-  EXPECT_GT(first_event(rec, "cdn-switch", "cdn/europe", kCdnAEnd), kCdnAEnd);
+  EXPECT_GT(first_event(rec, "cdn.cname_switch", "cdn/europe", kCdnAEnd), kCdnAEnd);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "models/data/data_event_kinds.h"
+#include "models/traffic/traffic_event_kinds.h"
+
 namespace drsim {
 namespace {
 
@@ -92,8 +95,8 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   Recorder rec;
   record_arrivals(rec);
   record_latency(rec, "web");
-  rec.event(SimTime{3s}, "timeline", "zone:fail", "lose-a");
-  rec.event(SimTime{4500ms}, "database/db", "detected",
+  rec.event(SimTime{3s}, "timeline", EventKind::timeline_action("zone:fail"), "lose-a");
+  rec.event(SimTime{4500ms}, "database/db", event_kinds::database::kFailureDetected,
             "primary member 0 (a) failed 3 health checks, 1.5s after the failure");
   rec.record(rec.series("database.failover_rpo_s", {{"database", "db"}}), SimTime{6s}, 0.25);
   ScenarioSpec spec = zone_a_fails();
@@ -105,7 +108,7 @@ TEST(ObjectiveEvaluation, AZoneFailureHasEveryFigureFromTheRecordedData) {
   const FaultFigures& f = r.faults[0];
   // The database's detection at 4.5 s, 1.5 s after the fault's start at 3 s.
   EXPECT_EQ(f.detection, 1500ms);
-  EXPECT_EQ(f.detected_by, "database/db: detected");
+  EXPECT_EQ(f.detected_by, "database/db: database.failure_detected");
   // Zone a's last window with arrivals is 4: from window 5 on it has none, until the end at 10 s.
   EXPECT_TRUE(f.switch_applies);
   EXPECT_EQ(f.traffic_switch, 2s);
@@ -246,9 +249,9 @@ TEST(ObjectiveEvaluation, NeverRecoveringFailsTheRtoAndNothingDetectingIsNone) {
 
 TEST(ObjectiveEvaluation, ADatabaseKillSwitchesWhenItsClientsReachTheNewPrimaryAndOperatorsDetect) {
   Recorder rec;
-  rec.event(SimTime{2s}, "database/db", "switched", "an earlier failover, before this fault");
-  rec.event(SimTime{5s}, "database/other-db", "switched", "not the target");
-  rec.event(SimTime{7s}, "database/db", "switched", "clients reach member 1 (b)");
+  rec.event(SimTime{2s}, "database/db", event_kinds::database::kSwitched, "an earlier failover, before this fault");
+  rec.event(SimTime{5s}, "database/other-db", event_kinds::database::kSwitched, "not the target");
+  rec.event(SimTime{7s}, "database/db", event_kinds::database::kSwitched, "clients reach member 1 (b)");
   ScenarioSpec spec = zone_a_fails();
   spec.timeline = {action("kill", "database:kill", ActionTarget{.database = "db"}),
                    action("cut", "traffic:cut", ActionTarget{.zone = "a"})};
@@ -296,7 +299,7 @@ TEST(ObjectiveEvaluation, APopulationScopeJudgesThatPopulationOnly) {
 // send r requests until window 7 (DNS caches), none from 8 s on.
 TEST(ObjectiveEvaluation, ATrafficSchedulersFailoverDetectsAndItsRequestsDecideTheSwitch) {
   Recorder rec;
-  rec.event(SimTime{5500ms}, "scheduler/web", "scheduler-failover", "r unreachable: weight 0, spread even");
+  rec.event(SimTime{5500ms}, "scheduler/web", event_kinds::scheduler::kFailover, "r unreachable: weight 0, spread even");
   const SeriesId to_r = rec.series("routing.requests", {{"population", "web"}, {"region", "r"}});
   for (int k = 0; k < 12; ++k) rec.record(to_r, SimTime{k * 1s}, k <= 7 ? 30 : 0);
   ScenarioSpec spec = zone_a_fails();
@@ -307,7 +310,7 @@ TEST(ObjectiveEvaluation, ATrafficSchedulersFailoverDetectsAndItsRequestsDecideT
   const ObjectiveReport r = evaluate_objectives(rec, spec, faults, SimTime{12s});
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_EQ(r.faults[0].detection, 2500ms);
-  EXPECT_EQ(r.faults[0].detected_by, "scheduler/web: scheduler-failover");
+  EXPECT_EQ(r.faults[0].detected_by, "scheduler/web: scheduler.failover");
   // The dead zones count no arrival; the requests still routed there do: switched at 8 s, 5 s in.
   EXPECT_EQ(r.faults[0].traffic_switch, 5s);
 }

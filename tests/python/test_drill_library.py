@@ -124,6 +124,16 @@ def test_the_command_line_checks_and_prints_one_drill(repo_root: pathlib.Path, t
             "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: min, band: [1, 2], measure: {kpi: x}}\n",
             "unit: expected one of",
         ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: s, band: [1, 2], measure: {event: cdn-switch, after: x}}\n",
+            "figures[0].measure.event: event kind 'cdn-switch' is now spelled 'cdn.cname_switch'",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: s, band: [1, 2], measure: {event: cdn.nope, after: x}}\n",
+            "no event kind 'cdn.nope'",
+        ),
     ],
 )
 def test_library_mistakes_say_where_and_what(repo_root: pathlib.Path, tmp_path: pathlib.Path, text: str, message: str) -> None:

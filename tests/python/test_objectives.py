@@ -55,7 +55,7 @@ def test_fault_figures(default_run: drsim.Result) -> None:
     assert row["action"] == "region:fail" and row["target"] == "region=north"
     assert row["start_s"] == 300 and math.isnan(row["end_s"])
     # The shard's third failed health check, 2 s apart, the first due at 300 s.
-    assert row["detection_s"] == 4 and row["detected_by"] == "database/north-shard: detected"
+    assert row["detection_s"] == 4 and row["detected_by"] == "database/north-shard: database.failure_detected"
     # North serves no requests at all: nothing to switch away.
     assert row["traffic_switch_s"] == 0
     assert row["rto_s"] == 950

@@ -67,7 +67,7 @@ def test_run_report_is_self_contained(report_path: pathlib.Path) -> None:
     assert base64.b64decode(images[0])[:8] == b"\x89PNG\r\n\x1a\n"
     for section in ("timeline", "objectives", "fault-figures", "faults", "kpis", "summary", "scenario"):
         assert f'<section id="{section}">' in text
-    assert "ireland-cell-deleted" in text and "health-check/spain: region-unhealthy" in text
+    assert "ireland-cell-deleted" in text and "health-check/spain: gslb.region_unhealthy" in text
 
 
 def test_scenario_text_is_escaped(report_path: pathlib.Path, result: drsim.Result) -> None:

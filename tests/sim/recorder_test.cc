@@ -141,16 +141,20 @@ TEST(Recorder, UndeclaredSeriesIdThrows) {
 
 // ---------------------------------------------------------------- events
 
+// Kinds of the test's own area: the events table stores any kind's name.
+constexpr EventKind kTestFail{"test.fail", "A test's failure."};
+constexpr EventKind kTestFailover{"test.failover", "A test's failover."};
+
 TEST(Recorder, EventsTable) {
   Recorder r;
   EXPECT_EQ(r.events().size(), 0u);
-  r.event(at(1s), "zone-a", "fail", "power");
-  r.event(at(2s), "dns", "failover", "");
+  r.event(at(1s), "zone-a", kTestFail, "power");
+  r.event(at(2s), "dns", kTestFailover, "");
   const auto& e = r.events();
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e.t_ns, (std::vector<std::int64_t>{1'000'000'000, 2'000'000'000}));
   EXPECT_EQ(e.component, (std::vector<std::string>{"zone-a", "dns"}));
-  EXPECT_EQ(e.kind, (std::vector<std::string>{"fail", "failover"}));
+  EXPECT_EQ(e.kind, (std::vector<std::string>{"test.fail", "test.failover"}));
   EXPECT_EQ(e.detail, (std::vector<std::string>{"power", ""}));
 }
 

@@ -670,15 +670,16 @@ TEST(Simulation, AddingAComponentDoesNotChangeOthersDraws) {
 }
 
 TEST(Simulation, ComponentLogEventGoesToRecorder) {
+  static constexpr EventKind kPowerLoss{"test.power_loss", "A test's zone lost power."};
   Simulation sim;
   Probe& p = sim.add<Probe>("zone-a");
-  sim.schedule_at(at(3s), [&] { p.log_event("fail", "power loss"); });
+  sim.schedule_at(at(3s), [&] { p.log_event(kPowerLoss, "power loss"); });
   sim.run_until(at(5s));
   const auto& ev = sim.recorder().events();
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev.t_ns[0], 3'000'000'000);
   EXPECT_EQ(ev.component[0], "zone-a");
-  EXPECT_EQ(ev.kind[0], "fail");
+  EXPECT_EQ(ev.kind[0], "test.power_loss");
   EXPECT_EQ(ev.detail[0], "power loss");
   EXPECT_EQ(&p.recorder(), &sim.recorder());
 }

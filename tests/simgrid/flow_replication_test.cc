@@ -197,12 +197,12 @@ TEST(FlowReplication, ACutLinkLosesTheStreamAndTheDatabaseCatchesUpAfterIt) {
   std::vector<std::string> kinds;
   const auto& events = sim.recorder().events();
   for (std::size_t i = 0; i < events.kind.size(); ++i) {
-    if (events.kind[i].starts_with("replica-")) kinds.push_back(events.kind[i] + " " + events.detail[i]);
+    if (events.kind[i].starts_with("database.replica_")) kinds.push_back(events.kind[i] + " " + events.detail[i]);
   }
   ASSERT_EQ(kinds.size(), 3u);
-  EXPECT_TRUE(kinds[0].starts_with("replica-connected")) << kinds[0];
-  EXPECT_TRUE(kinds[1].starts_with("replica-disconnected")) << kinds[1];
-  EXPECT_TRUE(kinds[2].starts_with("replica-connected member 1 (east-a) catching up")) << kinds[2];
+  EXPECT_TRUE(kinds[0].starts_with("database.replica_connected")) << kinds[0];
+  EXPECT_TRUE(kinds[1].starts_with("database.replica_disconnected")) << kinds[1];
+  EXPECT_TRUE(kinds[2].starts_with("database.replica_connected member 1 (east-a) catching up")) << kinds[2];
   for (const auto& k : kinds) std::printf("[figures] %s\n", k.c_str());
 }
 

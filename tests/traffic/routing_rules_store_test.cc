@@ -82,7 +82,7 @@ TEST(RoutingRulesStore, WithoutQuorumChangesWaitForALeaderAndApplyInOrder) {
   EXPECT_EQ(f.store.delayed(), 2u);
   EXPECT_EQ(f.store.delays()[0], f.applied[0].second - SimTime{20s});
   std::size_t delayed_events = 0;
-  for (const std::string& kind : f.sim.recorder().events().kind) delayed_events += kind == "routing-change-delayed";
+  for (const std::string& kind : f.sim.recorder().events().kind) delayed_events += kind == "routing_rules.change_delayed";
   EXPECT_EQ(delayed_events, 2u);
 }
 

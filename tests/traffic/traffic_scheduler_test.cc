@@ -113,14 +113,14 @@ TEST(TrafficScheduler, AnUnreachableRegionsShareIsSpreadByCapacity) {
   EXPECT_NEAR(f.weight("east"), 5.0 / 9, 1e-12);
   EXPECT_NEAR(f.weight("south"), 4.0 / 9, 1e-12);
   EXPECT_TRUE(f.router.available(f.region("north")));  // the weight drains it, not availability
-  EXPECT_EQ(f.events("scheduler-failover"), 1u);
+  EXPECT_EQ(f.events("scheduler.failover"), 1u);
   EXPECT_EQ(f.scheduler->failovers(), 1u);
   // Back: three passed probes, then the planned thirds again.
   f.sim.schedule_at(SimTime{20s}, [&] { f.domains.recover_region(f.region("north")); });
   f.sim.run_until(SimTime{24s});
   EXPECT_NEAR(f.weight("north"), 1.0 / 3, 1e-12);
   EXPECT_NEAR(f.weight("east"), 1.0 / 3, 1e-12);
-  EXPECT_EQ(f.events("scheduler-restore"), 1u);
+  EXPECT_EQ(f.events("scheduler.restore"), 1u);
   f.sim.finish();
   EXPECT_EQ(f.sim.recorder().find_kpi("routing.failovers", {{"population", "users"}})->value, 1);
 }
@@ -171,7 +171,7 @@ TEST(TrafficScheduler, APlannedSwitchMovesTheShareInStagesAndBackInReverseOrder)
     EXPECT_NEAR(f.weight("east"), third + third - e.north_share, 1e-12) << "at " << to_seconds(e.at) << " s";
     EXPECT_NEAR(f.weight("south"), third, 1e-12);
   }
-  EXPECT_EQ(f.events("switch-step"), 6u);
+  EXPECT_EQ(f.events("scheduler.switch_step"), 6u);
   f.sim.finish();
 }
 
