@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/csv_inputs.h"
+#include "io/described_types.h"
 #include "sim/field_traits.h"
 #include "io/scenario.h"
 #include "io/yaml_decode.h"
@@ -94,23 +95,10 @@ void decode_standalone(std::string_view text, const std::string& path, void* out
 using DecodeFunction = void (*)(std::string_view, const std::string&, void*);
 using Registry = std::unordered_map<std::type_index, DecodeFunction>;
 
-// Every struct reachable from V, as bind_types_of in python/src/config_views.h.
-template <class V>
-void register_types(Registry& registry) {
-  if constexpr (IsOptional<V>::value || IsVector<V>::value) {
-    register_types<typename V::value_type>(registry);
-  } else if constexpr (std::is_same_v<V, TopologyRef>) {
-    register_types<DeploymentConfig>(registry);
-  } else if constexpr (Described<V>) {
-    if (!registry.emplace(typeid(V), &decode_standalone<V>).second) return;
-    for_each_field<V>([&](const auto& f) { register_types<FieldValue<decltype(f)>>(registry); });
-  }
-}
-
 const Registry& registry() {
   static const Registry kRegistry = [] {
     Registry r;
-    register_types<Scenario>(r);
+    register_described_types<Scenario>(r, []<class T>() -> DecodeFunction { return &decode_standalone<T>; });
     return r;
   }();
   return kRegistry;

@@ -15,6 +15,7 @@
 
 #include "io/config_encode.h"
 #include "io/csv_inputs.h"
+#include "io/described_types.h"
 #include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
@@ -70,23 +71,10 @@ std::string encode_standalone(const void* value) {
 using EncodeFunction = std::string (*)(const void*);
 using Registry = std::unordered_map<std::type_index, EncodeFunction>;
 
-// Every struct reachable from V, as the decoder's registry (io/config_decode.cc).
-template <class V>
-void register_types(Registry& registry) {
-  if constexpr (IsOptional<V>::value || IsVector<V>::value) {
-    register_types<typename V::value_type>(registry);
-  } else if constexpr (std::is_same_v<V, TopologyRef>) {
-    register_types<DeploymentConfig>(registry);
-  } else if constexpr (Described<V>) {
-    if (!registry.emplace(typeid(V), &encode_standalone<V>).second) return;
-    for_each_field<V>([&](const auto& f) { register_types<FieldValue<decltype(f)>>(registry); });
-  }
-}
-
 const Registry& registry() {
   static const Registry kRegistry = [] {
     Registry r;
-    register_types<Scenario>(r);
+    register_described_types<Scenario>(r, []<class T>() -> EncodeFunction { return &encode_standalone<T>; });
     return r;
   }();
   return kRegistry;
