@@ -67,24 +67,29 @@ GeoRouter::GeoRouter(const GeoRoutingConfig& config, const Topology& topology, s
                    [&](const Candidate& a, const Candidate& b) { return distance(a.region) < distance(b.region); });
 }
 
-std::vector<std::pair<RegionIndex, double>> GeoRouter::shares() const {
-  // pick()'s rules, as fractions instead of draws.
-  double total = 0;
-  std::size_t available_count = 0;
+// Route 53's rule for weights that are all zero: answer with every
+// available record alike. So a zero weight drains a region only while
+// another available region has a positive one.
+GeoRouter::Weights GeoRouter::weights() const {
+  Weights w;
   for (const Candidate& c : candidates_) {
     if (!c.available) continue;
-    total += c.weight;
-    ++available_count;
+    w.total += c.weight;
+    ++w.available;
   }
+  w.all_zero = w.total <= 0;
+  if (w.all_zero) w.total = static_cast<double>(w.available);
+  return w;
+}
+
+std::vector<std::pair<RegionIndex, double>> GeoRouter::shares() const {
+  // pick()'s rules, as fractions instead of draws.
+  const Weights w = weights();
   std::vector<std::pair<RegionIndex, double>> out;
-  if (available_count == 0) return out;
-  const bool all_zero = total <= 0;
-  const auto weight_of = [all_zero](const Candidate& c) { return all_zero ? 1.0 : c.weight; };
-  if (all_zero) total = static_cast<double>(available_count);
   for (const Candidate& c : candidates_) {
-    if (!c.available || weight_of(c) <= 0) continue;
+    if (!c.available || w.of(c) <= 0) continue;
     if (ordered_) return {{c.region, 1.0}};
-    out.emplace_back(c.region, weight_of(c) / total);
+    out.emplace_back(c.region, w.of(c) / w.total);
   }
   return out;
 }
@@ -99,33 +104,21 @@ std::vector<RegionIndex> serving_regions(const std::vector<ZoneIndex>& zones, co
 }
 
 std::optional<RegionIndex> GeoRouter::pick(RngStream& rng) const {
-  // Route 53's rule for weights that are all zero: answer with every
-  // available record alike. So a zero weight drains a region only while
-  // another available region has a positive one.
-  double total = 0;
-  std::size_t available_count = 0;
-  for (const Candidate& c : candidates_) {
-    if (!c.available) continue;
-    total += c.weight;
-    ++available_count;
-  }
-  if (available_count == 0) return std::nullopt;
-  const bool all_zero = total <= 0;
-  auto weight_of = [all_zero](const Candidate& c) { return all_zero ? 1.0 : c.weight; };
+  const Weights w = weights();
+  if (w.available == 0) return std::nullopt;
   if (ordered_) {
     for (const Candidate& c : candidates_) {
-      if (c.available && weight_of(c) > 0) return c.region;
+      if (c.available && w.of(c) > 0) return c.region;
     }
     return std::nullopt;
   }
-  if (all_zero) total = static_cast<double>(available_count);
-  double draw = rng.uniform() * total;
+  double draw = rng.uniform() * w.total;
   std::optional<RegionIndex> last;
   for (const Candidate& c : candidates_) {
-    if (!c.available || weight_of(c) <= 0) continue;
+    if (!c.available || w.of(c) <= 0) continue;
     last = c.region;
-    if (draw < weight_of(c)) return c.region;
-    draw -= weight_of(c);
+    if (draw < w.of(c)) return c.region;
+    draw -= w.of(c);
   }
   return last;  // rounding at the top end
 }

@@ -126,6 +126,15 @@ class GeoRouter {
     double weight = 1;
     bool available = true;
   };
+  // The available candidates' weights, under Route 53's all-zero rule:
+  // what pick() draws by and shares() divides.
+  struct Weights {
+    double total = 0;
+    std::size_t available = 0;
+    bool all_zero = false;
+    double of(const Candidate& c) const { return all_zero ? 1.0 : c.weight; }
+  };
+  Weights weights() const;
   Candidate& candidate(RegionIndex region);
   const Candidate* find(RegionIndex region) const;
 
