@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import pathlib
 
+from layering_script import layering
+
 PACKAGE = "drsim"
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parents[2] / "python" / PACKAGE
 
@@ -112,36 +114,9 @@ def import_graph(package_dir: pathlib.Path, package: str = PACKAGE) -> dict[str,
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle per strongly connected component of more than one module
     (Tarjan), each as a path that starts and ends at the same module."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components: list[list[str]] = []
-
-    def connect(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                connect(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                components.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            connect(v)
+    # The components come from the layering checker's Tarjan (scripts/layering.py),
+    # which works on edges between folders; here the nodes are modules.
+    components = layering.cycles([(a, b) for a, targets in graph.items() for b in targets])
 
     found = []
     for component in components:

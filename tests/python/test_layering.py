@@ -7,21 +7,9 @@ Needs no build; scripts/layering.py does the reading.
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _layering():
-    spec = importlib.util.spec_from_file_location("layering", ROOT / "scripts" / "layering.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-layering = _layering()
+from layering_script import ROOT, layering
 
 
 def test_no_include_against_the_declared_layers():
