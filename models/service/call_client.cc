@@ -1,5 +1,8 @@
 #include "models/service/call_client.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "models/service/service.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
@@ -78,8 +81,8 @@ void CallClient::attach(Simulation& sim, std::uint32_t host, RngStream& rng, Win
 }
 
 const ConnectionPool* CallClient::pod_pool(std::size_t pod, std::size_t database) const {
-  static_cast<void>(pods_.pods().at(pod));  // an unknown pod is an error, as before any pool exists
-  if (pod >= pod_pools_.size()) return nullptr;
+  if (pod >= pods_.pods().size()) throw std::out_of_range("no pod " + std::to_string(pod));
+  if (pod >= pod_pools_.size()) return nullptr;  // it never ran: no pool yet
   const PodPools& p = pod_pools_[pod];
   if (!p.open || database >= p.pools.size()) return nullptr;
   return p.pools[database].get();
