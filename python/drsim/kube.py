@@ -55,12 +55,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import decimal
-import difflib
 import json
 import math
 import numbers
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, Union
 
@@ -82,6 +79,7 @@ __all__ = [
     "group_pods",
     "pod_requests",
     "replica_calculation",
+    "record_fields",
     "object_metric_replicas",
     "external_metric_replicas",
     "resolve_behavior",
@@ -104,9 +102,7 @@ _CPU_INITIALIZATION_PERIOD = 300.0  # --horizontal-pod-autoscaler-cpu-initializa
 _INITIAL_READINESS_DELAY = 30.0  # --horizontal-pod-autoscaler-initial-readiness-delay
 _DOWNSCALE_STABILIZATION = 300.0  # --horizontal-pod-autoscaler-downscale-stabilization
 _TOLERANCE = 0.1  # --horizontal-pod-autoscaler-tolerance
-_METRIC_WINDOW = 60.0  # the metrics server's default window
 _INT32_MAX = 2**31 - 1
-_INT64_MAX = 2**63 - 1
 _NS_PER_S = 1_000_000_000
 
 
@@ -169,69 +165,12 @@ def _seconds(value: DurationLike, name: str, *, negative_ok: bool = False) -> fl
     return seconds
 
 
-# A Kubernetes quantity: a decimal number, an optional exponent, an optional SI or binary suffix.
-_QUANTITY = re.compile(
-    r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$"
-)
-_SUFFIXES = {
-    None: decimal.Decimal(1),
-    "n": decimal.Decimal("1e-9"),
-    "u": decimal.Decimal("1e-6"),
-    "m": decimal.Decimal("1e-3"),
-    "k": decimal.Decimal("1e3"),
-    "M": decimal.Decimal("1e6"),
-    "G": decimal.Decimal("1e9"),
-    "T": decimal.Decimal("1e12"),
-    "P": decimal.Decimal("1e15"),
-    "E": decimal.Decimal("1e18"),
-    "Ki": decimal.Decimal(2**10),
-    "Mi": decimal.Decimal(2**20),
-    "Gi": decimal.Decimal(2**30),
-    "Ti": decimal.Decimal(2**40),
-    "Pi": decimal.Decimal(2**50),
-    "Ei": decimal.Decimal(2**60),
-}
-_MILLI_CONTEXT = decimal.Context(prec=60)
-
-
 def _milli(value: QuantityLike, name: str, *, positive: bool = False) -> int:
-    """Milli-units of a quantity, rounded up as Quantity.MilliValue()."""
-    if isinstance(value, str):
-        match = _QUANTITY.match(value.strip())
-        if not match:
-            raise ValueError(
-                f"{name}: expected a number or a Kubernetes quantity such as '500m' or '512Mi', got {value!r}"
-            )
-        mantissa, exponent, suffix = match.groups()
-        amount = decimal.Decimal(mantissa).scaleb(int(exponent or 0), _MILLI_CONTEXT) * _SUFFIXES[suffix]
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} is a number or a quantity string such as '500m', not {type(value).__name__}")
-    else:
-        if isinstance(value, numbers.Integral):
-            amount = decimal.Decimal(int(value))
-        else:
-            number = float(value)
-            if not math.isfinite(number):
-                raise ValueError(f"{name} must be finite, got {value!r}")
-            # repr is the shortest text that reads back as the float: 0.3, not 0.299999...
-            amount = decimal.Decimal(repr(number))
-    milli = int((amount * 1000).to_integral_value(rounding=decimal.ROUND_CEILING, context=_MILLI_CONTEXT))
-    if milli < 0 or milli > _INT64_MAX:
-        raise ValueError(f"{name} must be non-negative and fit in int64 milli-units, got {value!r}")
+    """Milli-units of a quantity, rounded up as Quantity.MilliValue() (models/kube/kube_quantity.h)."""
+    milli = int(_core.kube_quantity_milli(value, name))
     if positive and milli == 0:
         raise ValueError(f"{name} must be positive, got {value!r}")
     return milli
-
-
-def _check_keys(record: Mapping[str, Any], known: Iterable[str], name: str) -> None:
-    known = list(known)
-    for key in record:
-        if not isinstance(key, str):
-            raise TypeError(f"{name}: keys are str, not {type(key).__name__}")
-        if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f", did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"{name}: unknown key {key!r}{hint} (valid keys: {', '.join(known)})")
 
 
 def _mapping(value: object, name: str) -> Mapping[str, Any]:
@@ -267,140 +206,31 @@ def _tolerances(tolerance: float, scale_up: float | None, scale_down: float | No
 
 
 # ---- pods, samples and zones: drsim's records ---------------------------------
-
-_PHASES = {p.lower(): p for p in ("Pending", "Running", "Succeeded", "Failed", "Unknown")}
-_POD_KEYS = (
-    "name",
-    "phase",
-    "ready",
-    "ready_transition",
-    "start_time",
-    "deleting",
-    "cpu_request",
-    "memory_request",
-    "containers",
-    "init_containers",
-    "pod_cpu_request",
-    "pod_memory_request",
-)
-_CONTAINER_KEYS = ("name", "cpu_request", "memory_request", "restart_always")
+#
+# Their keys, defaults and checks are the C++ field lists' (models/kube/kube_records.h), read by _core; here
+# only the shorthands a notebook writes are expanded: {pod: value} for fresh samples, a zone by its name.
 
 
-def _optional_milli(record: Mapping[str, Any], key: str, name: str) -> int | None:
-    value = record.get(key)
-    return None if value is None else _milli(value, f"{name}.{key}")
+def _pods(pods: object) -> list[Any]:
+    return _plain(_records(pods, "pods"))
 
 
-def _container(record: object, name: str, init: bool) -> dict[str, Any]:
-    c = _mapping(record, name)
-    _check_keys(c, _CONTAINER_KEYS if init else _CONTAINER_KEYS[:3], name)
-    if "name" not in c:
-        raise ValueError(f"{name}: missing required key 'name'")
-    return {
-        "name": _str(c["name"], f"{name}.name"),
-        "cpu_milli": _optional_milli(c, "cpu_request", name),
-        "memory_milli": _optional_milli(c, "memory_request", name),
-        "restart_always": _bool(c.get("restart_always", False), f"{name}.restart_always"),
-    }
-
-
-def _ready(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, str) and value.capitalize() in ("True", "False", "Unknown"):
-        return value.capitalize()
-    raise ValueError(f"{name}: expected True, False, 'Unknown' or None (no Ready condition), got {value!r}")
-
-
-def _pod(record: object, name: str) -> dict[str, Any]:
-    """A pod as _core takes it; see replica_calculation for the keys."""
-    pod = _mapping(record, name)
-    _check_keys(pod, _POD_KEYS, name)
-    if "name" not in pod:
-        raise ValueError(f"{name}: missing required key 'name'")
-    phase = _str(pod.get("phase", "Running"), f"{name}.phase")
-    if phase.lower() not in _PHASES:
-        raise ValueError(f"{name}.phase: expected one of {', '.join(_PHASES.values())}, got {phase!r}")
-    if "containers" in pod and ("cpu_request" in pod or "memory_request" in pod):
-        raise ValueError(f"{name}: give either containers or cpu_request/memory_request (one container), not both")
-    if "containers" in pod:
-        listed = _records(pod["containers"], f"{name}.containers")
-        containers = [_container(c, f"{name}.containers[{i}]", False) for i, c in enumerate(listed)]
-    else:
-        containers = [
-            {
-                "name": "main",
-                "cpu_milli": _optional_milli(pod, "cpu_request", name),
-                "memory_milli": _optional_milli(pod, "memory_request", name),
-                "restart_always": False,
-            }
-        ]
-    listed_init = _records(pod.get("init_containers", []), f"{name}.init_containers")
-    init = [_container(c, f"{name}.init_containers[{i}]", True) for i, c in enumerate(listed_init)]
-    start = pod.get("start_time", 0.0)
-    return {
-        "name": _str(pod["name"], f"{name}.name"),
-        "phase": _PHASES[phase.lower()],
-        "ready": _ready(pod.get("ready", True), f"{name}.ready"),
-        "ready_transition": _seconds(pod.get("ready_transition", 0.0), f"{name}.ready_transition", negative_ok=True),
-        "start_time": None if start is None else _seconds(start, f"{name}.start_time", negative_ok=True),
-        "deleting": _bool(pod.get("deleting", False), f"{name}.deleting"),
-        "containers": containers,
-        "init_containers": init,
-        "pod_cpu_milli": _optional_milli(pod, "pod_cpu_request", name),
-        "pod_memory_milli": _optional_milli(pod, "pod_memory_request", name),
-    }
-
-
-def _pods(pods: object) -> list[dict[str, Any]]:
-    return [_pod(p, f"pods[{i}]") for i, p in enumerate(_records(pods, "pods"))]
-
-
-def _metrics(metrics: object, now: float) -> list[dict[str, Any]]:
-    """Samples as _core takes them: a list of dicts, or {pod: value} for fresh samples."""
+def _metrics(metrics: object) -> list[Any]:
+    """Samples as a list of dicts, or {pod: value} for samples taken at ``now``."""
     if isinstance(metrics, Mapping):
-        metrics = [{"pod": pod, "value": value} for pod, value in metrics.items()]
-    out = []
-    for i, record in enumerate(_records(metrics, "metrics")):
-        name = f"metrics[{i}]"
-        sample = _mapping(record, name)
-        _check_keys(sample, ("pod", "value", "timestamp", "window"), name)
-        for key in ("pod", "value"):
-            if key not in sample:
-                raise ValueError(f"{name}: missing required key {key!r}")
-        out.append(
-            {
-                "pod": _str(sample["pod"], f"{name}.pod"),
-                "value_milli": _milli(sample["value"], f"{name}.value"),
-                "timestamp": _seconds(sample.get("timestamp", now), f"{name}.timestamp", negative_ok=True),
-                "window": _seconds(sample.get("window", _METRIC_WINDOW), f"{name}.window"),
-            }
-        )
-    return out
+        return [{"pod": pod, "value": value} for pod, value in metrics.items()]
+    return _plain(_records(metrics, "metrics"))
 
 
-def _zones(zones: object) -> list[dict[str, Any]]:
-    out = []
-    for i, record in enumerate(_records(zones, "zones")):
-        name = f"zones[{i}]"
-        if isinstance(record, str):
-            record = {"name": record}
-        zone = _mapping(record, name)
-        _check_keys(zone, ("name", "can_take_pods", "free_capacity", "current"), name)
-        if "name" not in zone:
-            raise ValueError(f"{name}: missing required key 'name'")
-        free = zone.get("free_capacity")
-        out.append(
-            {
-                "name": _str(zone["name"], f"{name}.name"),
-                "can_take_pods": _bool(zone.get("can_take_pods", True), f"{name}.can_take_pods"),
-                "free_capacity": None if free is None else _int(free, f"{name}.free_capacity", maximum=2**32 - 1),
-                "current": _int(zone.get("current", 0), f"{name}.current", maximum=2**32 - 1),
-            }
-        )
-    return out
+def _zones(zones: object) -> list[Any]:
+    return [{"name": z} if isinstance(z, str) else _plain(z) for z in _records(zones, "zones")]
+
+
+def record_fields(record: str) -> list[tuple[str, str, bool]]:
+    """The keys of one of drsim's records, ``"Pod"``, ``"Container"``,
+    ``"PodMetric"`` or ``"Zone"``: (key, what it holds, required), in order."""
+    fields = _core.kube_record_fields(_str(record, "record"))
+    return [(str(key), str(doc), bool(required)) for key, doc, required in fields]
 
 
 # ---- replica calculation ---------------------------------------------------------
@@ -461,7 +291,7 @@ def group_pods(
     t = _seconds(now, "now", negative_ok=True)
     groups = _core.kube_group_pods(
         _pods(pods),
-        _metrics(metrics, t),
+        _metrics(metrics),
         _resource(metric),
         t,
         _seconds(cpu_initialization_period, "cpu_initialization_period"),
@@ -556,7 +386,7 @@ def replica_calculation(
     if container is not None and (resource is None or target_utilization is None):
         raise ValueError("container applies to a cpu or memory metric with target_utilization (ContainerResource)")
     up, down = _tolerances(tolerance, scale_up_tolerance, scale_down_tolerance)
-    pod_list, sample_list = _pods(pods), _metrics(metrics, t)
+    pod_list, sample_list = _pods(pods), _metrics(metrics)
     init = _seconds(cpu_initialization_period, "cpu_initialization_period")
     delay = _seconds(initial_readiness_delay, "initial_readiness_delay")
     level = _bool(pod_level_resources, "pod_level_resources")

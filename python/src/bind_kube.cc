@@ -4,15 +4,14 @@
 // the parent scheduler's zone split (zone_split.h) and the policy
 // recommendation after a zone failure (policy_recommendation.h).
 //
-// drsim/kube.py checks and converts the user's arguments (units, spellings,
-// durations) and documents them; these functions take its canonical plain
-// values: times in float seconds since the start of the run, quantities in
-// integer milli-units, pods / metrics / zones as dicts with fixed keys. The
-// two Kubernetes objects, the HPA `behavior` and the deployment policy, are
-// taken as dicts in their YAML shape and read here through the C++ field
-// lists (sim/fields.h), so their keys are the scenario file's, by
-// construction. Results are dicts and lists; a replica calculation that
-// upstream answers with an error returns {"error": message}.
+// drsim/kube.py checks the plain arguments (counts, durations, tolerances)
+// and documents them. Everything with keys is read here through a C++ field
+// list (python/src/dict_to_config.h): drsim's records (pods, metric samples,
+// zones: models/kube/kube_records.h) and the two Kubernetes objects in their
+// YAML shape (the HPA `behavior`, the deployment policy), so their keys,
+// defaults and checks are declared once, in C++. Times are float seconds
+// since the start of the run. Results are dicts and lists; a replica
+// calculation that upstream answers with an error returns {"error": message}.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -27,16 +26,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "sim/field_traits.h"
-#include "io/suggest.h"
 #include "sim/config_problem.h"
 #include "models/kube/hpa_behavior.h"
 #include "models/kube/hpa_behavior_config.h"
+#include "models/kube/kube_quantity.h"
+#include "models/kube/kube_records.h"
 #include "models/kube/policy_recommendation.h"
 #include "models/kube/replica_calculator.h"
 #include "models/kube/zone_split.h"
 #include "python/src/bindings.h"
 #include "python/src/config_leaves.h"
+#include "python/src/dict_to_config.h"
 #include "sim/fields.h"
 #include "sim/quote.h"
 #include "sim/time.h"
@@ -62,104 +62,26 @@ py::object seconds_or_none(const std::optional<SimTime>& t) {
   return t ? py::object(py::float_(to_seconds(*t))) : py::object(py::none());
 }
 
-// ---- the canonical dicts drsim/kube.py builds ---------------------------------
+// ---- drsim's records (models/kube/kube_records.h), through their field lists --------
 
-py::object item(const py::dict& d, const char* key) {
-  if (!d.contains(key)) return py::none();
-  return d[key];
-}
-
-std::optional<std::int64_t> optional_milli(const py::dict& d, const char* key) {
-  const py::object v = item(d, key);
-  if (v.is_none()) return std::nullopt;
-  return v.cast<std::int64_t>();
-}
-
-PodPhase phase_of(const std::string& name) {
-  if (name == "Pending") return PodPhase::kPending;
-  if (name == "Running") return PodPhase::kRunning;
-  if (name == "Succeeded") return PodPhase::kSucceeded;
-  if (name == "Failed") return PodPhase::kFailed;
-  if (name == "Unknown") return PodPhase::kUnknown;
-  throw std::invalid_argument("unknown pod phase " + quote(name) +
-                              " (phases: Pending, Running, Succeeded, Failed, Unknown)");
-}
-
-ConditionStatus condition_of(const std::string& name) {
-  if (name == "True") return ConditionStatus::kTrue;
-  if (name == "False") return ConditionStatus::kFalse;
-  if (name == "Unknown") return ConditionStatus::kUnknown;
-  throw std::invalid_argument("unknown condition status " + quote(name) + " (True, False or Unknown)");
-}
-
-std::vector<ContainerSpec> containers_of(const py::handle& list) {
-  std::vector<ContainerSpec> out;
-  for (const py::handle h : list) {
-    const auto c = h.cast<py::dict>();
-    ContainerSpec spec;
-    spec.name = c["name"].cast<std::string>();
-    spec.requests.cpu_milli = optional_milli(c, "cpu_milli");
-    spec.requests.memory_milli = optional_milli(c, "memory_milli");
-    spec.restart_always = c.contains("restart_always") && c["restart_always"].cast<bool>();
-    out.push_back(std::move(spec));
-  }
-  return out;
-}
-
-// {name, phase, ready ("True" | "False" | "Unknown" | None: no Ready condition), ready_transition, start_time
-// (None: not set), deleting, containers, init_containers, pod_cpu_milli, pod_memory_milli}
-PodInfo pod_of(const py::dict& d) {
-  PodInfo pod;
-  pod.name = d["name"].cast<std::string>();
-  pod.phase = phase_of(d["phase"].cast<std::string>());
-  if (const py::object ready = item(d, "ready"); !ready.is_none()) {
-    pod.ready = PodReadyCondition{condition_of(ready.cast<std::string>()),
-                                  time_of(d["ready_transition"].cast<double>(), "ready_transition")};
-  }
-  if (const py::object start = item(d, "start_time"); !start.is_none()) {
-    pod.start_time = time_of(start.cast<double>(), "start_time");
-  }
-  pod.deleting = d["deleting"].cast<bool>();
-  pod.containers = containers_of(d["containers"]);
-  if (const py::object init = item(d, "init_containers"); !init.is_none()) pod.init_containers = containers_of(init);
-  pod.pod_requests.cpu_milli = optional_milli(d, "pod_cpu_milli");
-  pod.pod_requests.memory_milli = optional_milli(d, "pod_memory_milli");
-  return pod;
-}
-
-std::vector<PodInfo> pods_of(const py::list& list) {
+std::vector<PodInfo> pods_of(const py::handle& list) {
   std::vector<PodInfo> pods;
-  pods.reserve(list.size());
-  for (const py::handle h : list) pods.push_back(pod_of(h.cast<py::dict>()));
+  for (const KubePodRecord& r : configs_from_list<KubePodRecord>(list, "pods")) pods.push_back(r.to_pod_info());
   return pods;
 }
 
-// {pod, value_milli, timestamp, window}
-std::vector<PodMetric> metrics_of(const py::list& list) {
+// A sample without a timestamp was taken at `now`.
+std::vector<PodMetric> metrics_of(const py::handle& list, SimTime now) {
   std::vector<PodMetric> metrics;
-  metrics.reserve(list.size());
-  for (const py::handle h : list) {
-    const auto d = h.cast<py::dict>();
-    metrics.push_back(PodMetric{d["pod"].cast<std::string>(), d["value_milli"].cast<std::int64_t>(),
-                                time_of(d["timestamp"].cast<double>(), "timestamp"),
-                                duration_of(d["window"].cast<double>(), "window")});
+  for (const KubePodMetricRecord& r : configs_from_list<KubePodMetricRecord>(list, "metrics")) {
+    metrics.push_back(r.to_pod_metric(now));
   }
   return metrics;
 }
 
-// {name, can_take_pods, free_capacity (None: unlimited), current}
-std::vector<ZoneState> zones_of(const py::list& list) {
+std::vector<ZoneState> zones_of(const py::handle& list) {
   std::vector<ZoneState> zones;
-  zones.reserve(list.size());
-  for (const py::handle h : list) {
-    const auto d = h.cast<py::dict>();
-    ZoneState z;
-    z.name = d["name"].cast<std::string>();
-    z.can_take_pods = d["can_take_pods"].cast<bool>();
-    if (const py::object free = item(d, "free_capacity"); !free.is_none()) z.free_capacity = free.cast<std::uint32_t>();
-    z.current = d["current"].cast<std::uint32_t>();
-    zones.push_back(std::move(z));
-  }
+  for (const KubeZoneRecord& r : configs_from_list<KubeZoneRecord>(list, "zones")) zones.push_back(r.to_zone_state());
   return zones;
 }
 
@@ -178,126 +100,8 @@ ResourceName required_resource(const py::object& name) {
 
 // ---- the YAML-shaped objects, through their field lists ---------------------------
 
-// A mismatch between a dict and a config struct; `type` says whether it is the
-// value's Python type that is wrong (TypeError) or its value (ValueError).
-[[noreturn]] void mismatch(const std::string& path, const std::string& message, bool type) {
-  const std::string text = path + ": " + message;
-  if (type) throw py::type_error(text);
-  throw std::invalid_argument(text);
-}
-
-template <class T>
-void from_python(py::handle value, T& out, const std::string& path);
-
-template <class T>
-T leaf_from_python(py::handle value, const std::string& path) {
-  try {
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (!py::isinstance<py::str>(value)) mismatch(path, "expected a str, got " + type_name(value), true);
-      return value.cast<std::string>();
-    } else if constexpr (std::is_same_v<T, bool>) {
-      if (!is_python_bool(value)) mismatch(path, "expected a bool, got " + type_name(value), true);
-      return value.cast<bool>();
-    } else if constexpr (std::is_integral_v<T>) {
-      const std::int64_t v = int64_of(value, "an int");
-      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
-        mismatch(path, "expected an int between " + std::to_string(std::numeric_limits<T>::min()) + " and " +
-                           std::to_string(std::numeric_limits<T>::max()) + ", got " + std::to_string(v),
-                 false);
-      }
-      return static_cast<T>(v);
-    } else if constexpr (std::is_same_v<T, double>) {
-      return finite_float(value, "a number");
-    } else if constexpr (std::is_same_v<T, Ratio>) {
-      // A fraction (0.67) or a percentage as text ("67%"), as everywhere in the Python API.
-      if (py::isinstance<py::str>(value)) return parse_ratio(value.cast<std::string>());
-      return Ratio{finite_float(value, "a fraction (0.67) or a percentage such as \"67%\"")};
-    } else {
-      static_assert(!sizeof(T), "a leaf type bind_kube.cc does not convert yet");
-    }
-  } catch (const ValueMismatch& e) {
-    mismatch(path, e.message, true);
-  } catch (const std::invalid_argument& e) {
-    mismatch(path, e.what(), false);
-  }
-}
-
-// A dict whose keys are T's YAML keys. Unknown keys are refused (a typo would
-// otherwise silently keep a default); None leaves an optional field absent.
-template <Described T>
-void struct_from_python(py::handle value, T& out, const std::string& path) {
-  if (!py::isinstance<py::dict>(value)) {
-    mismatch(path, "expected a dict (" + std::string(T::kTypeName) + "), got " + type_name(value), true);
-  }
-  std::vector<std::string_view> keys;
-  for_each_field<T>([&keys](const auto& f) { keys.push_back(f.key); });
-  std::vector<bool> seen(keys.size(), false);
-  const auto dict = py::reinterpret_borrow<py::dict>(value);
-  for (const auto& [key, item_value] : dict) {
-    if (!py::isinstance<py::str>(key)) mismatch(path, "keys are str, not " + type_name(key), true);
-    const auto name = py::str(key).template cast<std::string>();
-    const std::string child = path + "." + name;
-    std::size_t index = 0;
-    while (index < keys.size() && keys[index] != name) ++index;
-    if (index == keys.size()) mismatch(path, unknown_name_message("key", name, keys, "valid keys"), false);
-    seen[index] = true;
-    std::size_t i = 0;
-    for_each_field<T>([&](const auto& f) {
-      if (i++ == index) from_python(item_value, out.*f.member, child);
-    });
-  }
-  std::size_t i = 0;
-  for_each_field<T>([&](const auto& f) {
-    if (f.required() && !seen[i]) mismatch(path, "missing required key " + quote(f.key), false);
-    ++i;
-  });
-}
-
-template <class T>
-void from_python(py::handle value, T& out, const std::string& path) {
-  if constexpr (IsOptional<T>::value) {
-    if (value.is_none()) {
-      out.reset();
-      return;
-    }
-    typename T::value_type inner{};
-    from_python(value, inner, path);
-    out = std::move(inner);
-  } else if constexpr (IsVector<T>::value) {
-    if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) {
-      mismatch(path, "expected a list, got " + type_name(value), true);
-    }
-    out.clear();
-    std::size_t i = 0;
-    for (const py::handle element : value) {
-      typename T::value_type v{};
-      from_python(element, v, path + "[" + std::to_string(i++) + "]");
-      out.push_back(std::move(v));
-    }
-  } else if constexpr (Described<T>) {
-    struct_from_python(value, out, path);
-  } else {
-    if (value.is_none()) mismatch(path, "expected a value, got None", true);
-    out = leaf_from_python<T>(value, path);
-  }
-}
-
-// A config's validate() problems as one ValueError, every problem on its line.
-void raise_problems(const std::vector<ConfigProblem>& problems, const std::string& path) {
-  if (problems.empty()) return;
-  std::string text;
-  for (const ConfigProblem& p : problems) {
-    if (!text.empty()) text += "\n";
-    text += path + "." + p.field + ": " + p.message;
-  }
-  throw std::invalid_argument(text);
-}
-
 DeploymentPolicyConfig policy_of(py::handle value, const std::string& path) {
-  DeploymentPolicyConfig policy;
-  from_python(value, policy, path);
-  raise_problems(policy.validate(), path);
-  return policy;
+  return config_from_dict<DeploymentPolicyConfig>(value, path);
 }
 
 py::dict policy_dict(const DeploymentPolicyConfig& policy) {
@@ -316,12 +120,7 @@ py::dict policy_dict(const DeploymentPolicyConfig& policy) {
   return d;
 }
 
-HpaBehaviorConfig behavior_config_of(py::handle value) {
-  HpaBehaviorConfig config;
-  from_python(value, config, "behavior");
-  raise_problems(config.validate(), "behavior");
-  return config;
-}
+HpaBehaviorConfig behavior_config_of(py::handle value) { return config_from_dict<HpaBehaviorConfig>(value, "behavior"); }
 
 // None: the HPA has no `behavior` (the legacy path); a dict, even empty: its behavior, defaulted.
 std::optional<HpaBehavior> behavior_of(py::handle value, double downscale_stabilization) {
@@ -477,6 +276,37 @@ void bind_history(py::module_& m) {
           py::arg("downscale_stabilization"));
 }
 
+// ---- the records' declarations and quantities ----------------------------------------
+
+template <Described T>
+py::list record_fields() {
+  py::list out;
+  for_each_field<T>([&out](const auto& f) {
+    out.append(py::make_tuple(std::string(f.key), std::string(f.doc), f.required()));
+  });
+  return out;
+}
+
+void bind_records(py::module_& m) {
+  m.def(
+      "kube_record_fields",
+      [](const std::string& record) -> py::list {
+        if (record == KubePodRecord::kTypeName) return record_fields<KubePodRecord>();
+        if (record == KubeContainerRecord::kTypeName) return record_fields<KubeContainerRecord>();
+        if (record == KubePodMetricRecord::kTypeName) return record_fields<KubePodMetricRecord>();
+        if (record == KubeZoneRecord::kTypeName) return record_fields<KubeZoneRecord>();
+        throw std::invalid_argument("unknown record " + quote(record) + " (Pod, Container, PodMetric or Zone)");
+      },
+      py::arg("record"), "[(key, doc, required)] of one of drsim's kube records, in declaration order.");
+  m.def(
+      "kube_quantity_milli",
+      [](const py::object& value, const std::string& name) {
+        return leaf_from_python<MilliQuantity>(value, name).milli;
+      },
+      py::arg("value"), py::arg("name"),
+      "A number or Kubernetes quantity (\"500m\", \"512Mi\") in milli-units, rounded up; errors name `name`.");
+}
+
 // ---- the replica calculation -----------------------------------------------------
 
 void bind_replica_calculation(py::module_& m) {
@@ -484,7 +314,7 @@ void bind_replica_calculation(py::module_& m) {
       "kube_group_pods",
       [](const py::list& pods, const py::list& metrics, const py::object& resource, double now,
          double cpu_initialization_period, double initial_readiness_delay) {
-        return groups_dict(group_pods(pods_of(pods), metrics_of(metrics), resource_of(resource), time_of(now, "now"),
+        return groups_dict(group_pods(pods_of(pods), metrics_of(metrics, time_of(now, "now")), resource_of(resource), time_of(now, "now"),
                                       duration_of(cpu_initialization_period, "cpu_initialization_period"),
                                       duration_of(initial_readiness_delay, "initial_readiness_delay")));
       },
@@ -507,7 +337,7 @@ void bind_replica_calculation(py::module_& m) {
          double down, double init, double delay, bool pod_level) {
         const auto r =
             resource_utilization_replicas(current, target_utilization, required_resource(resource), container,
-                                          pods_of(pods), metrics_of(metrics), time_of(now, "now"),
+                                          pods_of(pods), metrics_of(metrics, time_of(now, "now")), time_of(now, "now"),
                                           options_of(up, down, init, delay, pod_level));
         if (!r.ok()) return error_dict(r.error);
         py::dict d;
@@ -526,7 +356,7 @@ void bind_replica_calculation(py::module_& m) {
       [](std::int32_t current, std::int64_t target_average_milli, const py::object& resource, const py::list& pods,
          const py::list& metrics, double now, double up, double down, double init, double delay, bool pod_level) {
         return usage_dict(raw_resource_replicas(current, target_average_milli, required_resource(resource),
-                                                pods_of(pods), metrics_of(metrics), time_of(now, "now"),
+                                                pods_of(pods), metrics_of(metrics, time_of(now, "now")), time_of(now, "now"),
                                                 options_of(up, down, init, delay, pod_level)));
       },
       py::arg("current_replicas"), py::arg("target_average_milli"), py::arg("resource"), py::arg("pods"),
@@ -538,7 +368,7 @@ void bind_replica_calculation(py::module_& m) {
       [](std::int32_t current, std::int64_t target_average_milli, const std::string& metric_name,
          const py::list& pods, const py::list& metrics, double now, double up, double down) {
         return usage_dict(pods_metric_replicas(current, target_average_milli, metric_name, pods_of(pods),
-                                               metrics_of(metrics), time_of(now, "now"),
+                                               metrics_of(metrics, time_of(now, "now")), time_of(now, "now"),
                                                options_of(up, down, 0, 0, true)));
       },
       py::arg("current_replicas"), py::arg("target_average_milli"), py::arg("metric_name"), py::arg("pods"),
@@ -704,6 +534,7 @@ void bind_zones(py::module_& m) {
 }  // namespace
 
 void bind_kube(py::module_& m) {
+  bind_records(m);
   bind_history(m);
   bind_replica_calculation(m);
   bind_behavior(m);

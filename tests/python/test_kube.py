@@ -503,7 +503,7 @@ def one_policy(**policy: Any) -> dict[str, Any]:
     [
         (lambda: calc(target_utilization=None), ValueError, "exactly one of target_utilization"),
         (lambda: calc(current_replicas="3"), TypeError, "current_replicas is an int"),
-        (lambda: calc(pods=[{"nme": "a"}]), ValueError, r"pods\[0\]: unknown key 'nme', did you mean 'name'"),
+        (lambda: calc(pods=[{"nme": "a"}]), ValueError, r'pods\[0\]: unknown key "nme", did you mean "name"'),
         (lambda: calc(pods=[{"name": "a", "phase": "Runing"}]), ValueError, r"pods\[0\]\.phase: expected one of"),
         (lambda: calc(metrics={"a": "lots"}), ValueError, r"metrics\[0\]\.value: expected a number or a Kubernetes"),
         (lambda: calc(now="soon"), ValueError, "now: expected a duration"),
@@ -538,8 +538,35 @@ def one_policy(**policy: Any) -> dict[str, Any]:
             "policy.maxZoneShare: expected a share above 0% and at most 100%",
         ),
         (lambda: kube.zone_split({"minZone": 2}, ["a"], 3), ValueError, r'policy: unknown key "minZone", did you mean'),
-        (lambda: kube.zone_split(NON_FINANCIAL, [{"name": "a", "current": -1}], 3), ValueError, "current must be"),
-        (lambda: kube.zone_split(NON_FINANCIAL, [{"zone": "a"}], 3), ValueError, r"zones\[0\]: unknown key 'zone'"),
+        (
+            lambda: kube.zone_split(NON_FINANCIAL, [{"name": "a", "current": -1}], 3),
+            ValueError,
+            r"zones\[0\]\.current: expected an int between 0",
+        ),
+        (lambda: calc(pods=[{"name": "a", "ready": "maybe"}]), ValueError, r"pods\[0\]\.ready: expected True, False"),
+        (lambda: calc(pods=[{"name": "a", "ready": 1}]), TypeError, r"pods\[0\]\.ready: expected True, False"),
+        (lambda: calc(pods=[{"name": "a", "start_time": "soon"}]), ValueError, r"pods\[0\]\.start_time: "),
+        (lambda: calc(pods=[{"name": "a", "cpu_request": -1}]), ValueError, r"cpu_request: expected a non-negative"),
+        (lambda: calc(pods=[{"name": "a", "cpu_request": True}]), TypeError, r"cpu_request: expected a number or"),
+        (lambda: calc(pods=[{"phase": "Running"}]), ValueError, r'pods\[0\]: missing required key "name"'),
+        (
+            lambda: calc(pods=[{"name": "a", "cpu_request": 1, "containers": [{"name": "c"}]}]),
+            ValueError,
+            r"pods\[0\]\.containers: give either containers or cpu_request",
+        ),
+        (
+            lambda: calc(pods=[{"name": "a", "containers": [{"name": "c", "restart_always": True}]}]),
+            ValueError,
+            r"pods\[0\]\.containers\[0\]\.restart_always: applies to init containers only",
+        ),
+        (
+            lambda: calc(metrics=[{"pod": "a", "value": 1, "window": -5}]),
+            ValueError,
+            r"metrics\[0\]\.window: must not be negative",
+        ),
+        (lambda: calc(metrics=[{"pod": "a"}]), ValueError, r'metrics\[0\]: missing required key "value"'),
+        (lambda: calc(target_average_value=2**70, target_utilization=None), ValueError, "fit in int64"),
+        (lambda: kube.zone_split(NON_FINANCIAL, [{"zone": "a"}], 3), ValueError, r'zones\[0\]: unknown key "zone"'),
         (
             lambda: kube.recommend_policies(NON_FINANCIAL, ["a"], 3, candidates=[("x",)]),
             TypeError,
@@ -550,6 +577,43 @@ def one_policy(**policy: Any) -> dict[str, Any]:
 def test_bad_input_is_reported_clearly(call: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         call()
+
+
+def test_quantities_read_exactly_in_every_spelling() -> None:
+    """A float, an int and a quantity string of the same amount give the same request (models/kube/kube_quantity.h)."""
+    spellings = [0.3, "0.3", "300m", 3e-1, "3e-1"]
+    requests = kube.pod_requests([{"name": f"p{i}", "cpu_request": s} for i, s in enumerate(spellings)])
+    assert requests == [0.3] * len(spellings)
+    assert kube.pod_requests([{"name": "p", "memory_request": "1.5Gi"}], resource="memory") == [1.5 * 2**30]
+    assert kube.pod_requests([{"name": "p", "cpu_request": 10**15}]) == [1e15]
+    assert kube.pod_requests([{"name": "p", "cpu_request": "1n"}]) == [0.001]  # rounded up to a millicore
+
+
+def test_record_keys_are_the_field_lists_and_the_docstrings_list_them() -> None:
+    """The records are declared once, in C++ (models/kube/kube_records.h); the docs here list the same keys."""
+    pod_keys = [key for key, _, _ in kube.record_fields("Pod")]
+    assert pod_keys[:3] == ["name", "phase", "ready"]
+    assert all(doc for _, doc, _ in kube.record_fields("Pod"))
+    assert [key for key, _, required in kube.record_fields("PodMetric") if required] == ["pod", "value"]
+    doc = kube.replica_calculation.__doc__ or ""
+    for key in pod_keys:
+        assert f"``{key}``" in doc, key
+    for key, _, _ in kube.record_fields("PodMetric"):
+        assert f"``{key}``" in doc, key
+    zone_doc = kube.zone_split.__doc__ or ""
+    for key, _, _ in kube.record_fields("Zone"):
+        assert f"``{key}``" in zone_doc, key
+    with pytest.raises(ValueError, match="unknown record"):
+        kube.record_fields("Node")
+
+
+def test_records_accept_any_mapping_and_sequence() -> None:
+    """Read-only mappings and tuples are records too, as they were before the field lists read them."""
+    import types
+
+    pod = types.MappingProxyType({"name": "a", "cpu_request": "1", "containers": None})
+    calc_ = kube.replica_calculation(1, target_utilization=50, pods=(pod,), metrics={"a": 1}, now=3600)
+    assert calc_.replicas == 2
 
 
 def test_module_docstring_example_runs() -> None:
