@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/data/failover_candidate.h"
 #include "models/load/service_time.h"
 
 namespace drsim {
@@ -93,42 +94,22 @@ DatabaseCase database_case(const DatabaseConfig& db, const Topology& topology, c
     out.problem = "primary lost, failover manual: waits for database:failover";
     return out;
   } else {
-    std::vector<std::size_t> eligible;
-    for (std::size_t m = 1; m < n; ++m) {
-      if (sees(m)) eligible.push_back(m);
-    }
-    auto restrict = [&](auto pred) {
-      std::vector<std::size_t> sub;
-      for (std::size_t m : eligible) {
-        if (pred(m)) sub.push_back(m);
-      }
-      if (!sub.empty()) eligible = std::move(sub);
-    };
-    if (!db.preferred_zone.empty())
-      restrict([&](std::size_t m) { return topology.zone_name(members.zone[m]) == db.preferred_zone; });
-    if (!db.preferred_region.empty()) {
-      restrict([&](std::size_t m) {
-        return topology.region_name(topology.region_of(members.zone[m])) == db.preferred_region;
-      });
-    }
-    if (eligible.empty()) {
-      out.problem = "primary lost, no replica to promote";
-      return out;
-    }
-    // The most up to date at the failure: the one the writes reached first.
+    // The most up to date at the failure: the one the old primary's writes reached first.
     const TopologyState nominal = topology.nominal_state();
-    std::optional<std::size_t> best;
-    Duration best_delay{};
-    for (std::size_t m : eligible) {
+    std::vector<Duration> reached(n);
+    for (std::size_t m = 1; m < n; ++m) {
       const auto there = one_way(topology, nominal, members.zone[0], members.zone[m]);
       const double bps = stream_bps(db, topology, nominal, members.zone[0], members.zone[m]);
-      Duration delay = there.value_or(Duration::max() / 4) + members.apply[m];
-      if (bps > 0)
-        delay += Duration{static_cast<std::int64_t>(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9)};
-      if (!best || delay < best_delay) {
-        best = m;
-        best_delay = delay;
+      reached[m] = there.value_or(Duration::max() / 4) + members.apply[m];
+      if (bps > 0) {
+        reached[m] += Duration{static_cast<std::int64_t>(static_cast<double>(db.write_size.bytes) * 8.0 / bps * 1e9)};
       }
+    }
+    const std::optional<std::size_t> best = pick_failover_candidate(
+        db, topology, members.zone, 0, sees, [&](std::size_t a, std::size_t b) { return reached[a] < reached[b]; });
+    if (!best) {
+      out.problem = "primary lost, no replica to promote";
+      return out;
     }
     out.primary = best;
     out.failed_over = true;

@@ -1,8 +1,9 @@
 #pragma once
 // Database calls in `drsim check` (analysis/n_plus_one.h): where a database
 // stands in a failure case once the simulator has settled, and how long one
-// call holds a pooled connection. Everything here restates what the
-// simulator does (models/data/database.cc, connection_pool.cc,
+// call holds a pooled connection. Which replica a failover promotes is the
+// simulator's own rule (models/data/failover_candidate.h); the rest restates
+// what the simulator does (models/data/database.cc, connection_pool.cc,
 // tcp_connection.cc, replication.cc, database_endpoint.cc); the comments on
 // the functions name the mechanics and the approximations.
 //
@@ -39,13 +40,13 @@ struct DatabaseCase {
   std::string problem;  // why there is no writable primary
 };
 
-// Database::check_primary, detected and pick_candidate, closed form: the
-// primary stays while the health checks see it (from monitorZone, default the
-// first replica's zone; a monitor that is down sees everything). Otherwise,
-// with failover automatic, the candidates are the replicas the monitor sees,
-// narrowed to preferredZone, then preferredRegion (when any is left); of
-// them the simulator promotes the most up to date. Here that is the one the
-// old primary's writes reached first (one way + transmission + applyTime, in
+// Database::check_primary and detected, closed form: the primary stays while
+// the health checks see it (from monitorZone, default the first replica's
+// zone; a monitor that is down sees everything). Otherwise, with failover
+// automatic, the replica promoted is the simulator's own choice
+// (models/data/failover_candidate.h: the replicas the monitor sees, narrowed
+// to preferredZone, then preferredRegion, the most up to date). Here the
+// most up to date is the one the old primary's writes reached first (one way + transmission + applyTime, in
 // the nominal topology), ties to the first listed: exact while writes flow
 // faster than those delays differ; with rarer writes the simulator's tie
 // (equal applied positions) goes to the first listed. Manual failover waits

@@ -1,4 +1,5 @@
 #include "models/data/database.h"
+#include "models/data/failover_candidate.h"
 
 #include <algorithm>
 
@@ -533,29 +534,12 @@ void Database::failover() {
 }
 
 std::optional<std::size_t> Database::pick_candidate() const {
-  std::vector<std::size_t> eligible;
-  for (std::size_t m = 0; m < members_.size(); ++m) {
-    if (m != primary_ && monitor_sees(m)) eligible.push_back(m);
-  }
-  const Topology& topo = domains_.topology();
-  auto restrict = [&](auto pred) {
-    std::vector<std::size_t> sub;
-    for (std::size_t m : eligible) {
-      if (pred(m)) sub.push_back(m);
-    }
-    if (!sub.empty()) eligible = std::move(sub);
-  };
-  if (!config_.preferred_zone.empty())
-    restrict([&](std::size_t m) { return members_[m].zone_name == config_.preferred_zone; });
-  if (!config_.preferred_region.empty()) {
-    restrict(
-        [&](std::size_t m) { return topo.region_name(topo.region_of(members_[m].zone)) == config_.preferred_region; });
-  }
-  std::optional<std::size_t> best;
-  for (std::size_t m : eligible) {
-    if (!best || members_[m].applied > members_[*best].applied) best = m;
-  }
-  return best;
+  std::vector<ZoneIndex> zones;
+  zones.reserve(members_.size());
+  for (const Member& m : members_) zones.push_back(m.zone);
+  return pick_failover_candidate(
+      config_, domains_.topology(), zones, primary_, [this](std::size_t m) { return monitor_sees(m); },
+      [this](std::size_t a, std::size_t b) { return members_[a].applied > members_[b].applied; });
 }
 
 void Database::begin_promotion() {
