@@ -39,7 +39,7 @@ constexpr bool is_event_kind_spelling(std::string_view name) {
 struct EventKindTraits {
   std::string_view formerly;
   // The system noticed a failure: the objective judge's detection time
-  // (io/objective_evaluation.h) runs to the first such event.
+  // (models/results/objective_judge.h) runs to the first such event.
   bool detects_failure = false;
 };
 

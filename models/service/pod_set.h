@@ -129,14 +129,14 @@ class PodSet {
   // the position it had in the zone's list, if it was still there.
   std::optional<std::size_t> retire(std::size_t p, std::int64_t now_ns);
   // Every change to a pod's up, present, terminating, ready or busy goes
-  // through here: change(pod) runs between taking the pod out of its zone's
+  // through here: edit(pod) runs between taking the pod out of its zone's
   // counts and putting it back in, after its use integrals reach now.
-  template <class Change>
-  void change(std::size_t p, std::int64_t now_ns, Change&& change) {
+  template <class Edit>
+  void change(std::size_t p, std::int64_t now_ns, Edit&& edit) {
     ServicePod& pod = pods_[p];
     pod.accrue(now_ns);
     count(pod, -1);
-    change(pod);
+    edit(pod);
     count(pod, +1);
   }
 

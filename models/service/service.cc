@@ -323,8 +323,7 @@ void Service::begin_service(std::size_t p, Job job) {
   s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
 }
 
-void Service::connect_calls(const std::function<Service*(std::string_view)>& find_service,
-                            const FindDatabase& find_database) {
+void Service::connect_calls(const FindService& find_service, const FindDatabase& find_database) {
   calls_.connect(find_service, find_database);
 }
 

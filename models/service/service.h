@@ -84,12 +84,12 @@ class Service : public Component, public JobOwner, public QueryClient, private C
 
   // The endpoint a pod in a topology zone connects to for a database; null
   // for an unknown database.
+  using FindService = CallClient::FindService;
   using FindDatabase = CallClient::FindDatabase;
   // Resolves the services and databases named in config().calls; the builder
   // calls it once every service and database exists. Throws SimulationError
   // for an unknown name, or a database call from a zone outside the topology.
-  void connect_calls(const std::function<Service*(std::string_view)>& find_service,
-                     const FindDatabase& find_database = {});
+  void connect_calls(const FindService& find_service, const FindDatabase& find_database = {});
   // Answers to this service's own calls.
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
   // Answers to its database calls (from the pods' connection pools).
