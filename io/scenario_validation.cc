@@ -386,6 +386,11 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     const std::string p = indexed(root, i);
     services.add(service.name, p + ".name", out);
     report(p, service.validate());
+    if (service.discovery == "kubernetes" && !spec.kubernetes) {
+      out.push_back(where.at(p + ".discovery",
+                             "discovery kubernetes needs spec.kubernetes: its node lifecycle controller and "
+                             "kube-proxy are the path by which callers learn of a dead pod"));
+    }
     for (std::size_t j = 0; j < service.replicas.size(); ++j)
       zones.check_reference(service.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
   }

@@ -70,6 +70,13 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     deployments_[target].hpa = hpas_.size();
     hpas_.push_back(Hpa{.controller = HpaController(hc, config_.hpa_controller), .deployment = target});
   }
+  for (Service* s : services_) {
+    // Every service of the cluster is a Kubernetes Service unless it opts out.
+    if (s->config().discovery != "oracle") s->use_kube_proxy(config_.kube_proxy.min_sync_period);
+    const bool managed = std::any_of(deployments_.begin(), deployments_.end(),
+                                     [s](const Deployment& d) { return d.service == s; });
+    if (!managed) unmanaged_.push_back(s);
+  }
 }
 
 // ---- lookups -------------------------------------------------------------------
@@ -148,7 +155,42 @@ void KubeControlPlane::attach() {
   }
 }
 
+// ---- node lifecycle --------------------------------------------------------------
+
+namespace {
+
+// The largest multiple of `step` at or below t (t may be negative).
+std::int64_t floor_to(std::int64_t t, std::int64_t step) {
+  const std::int64_t q = t / step;
+  return (t % step != 0 && t < 0 ? q - 1 : q) * step;
+}
+
+}  // namespace
+
+SimTime KubeControlPlane::not_ready_time(ZoneIndex zone, SimTime failed) const {
+  const NodeLifecycleConfig& nl = config_.node_lifecycle;
+  const std::int64_t renew = to_ns(nl.lease_renew_interval);
+  const std::int64_t period = to_ns(nl.monitor_period);
+  const std::int64_t phase = to_ns(lease_phase_[zone]);
+  // The kubelet's last renewal of the Lease, at phase + k x renew, before the zone went silent.
+  const std::int64_t renewed = phase + floor_to(to_ns(failed) - phase, renew);
+  // The controller notes a renewal at its first look at or after it (looks at k x period) ...
+  const std::int64_t seen = -floor_to(-renewed, period);
+  // ... and marks the node at its first look more than the grace period after that.
+  std::int64_t marked = floor_to(seen + to_ns(nl.monitor_grace_period), period) + period;
+  // A grace period shorter than the renew interval: not before the failure's next look.
+  if (marked <= to_ns(failed)) marked = floor_to(to_ns(failed), period) + period;
+  return at(Duration{marked});
+}
+
 void KubeControlPlane::start() {
+  // Where each zone's kubelets renew their Leases within the renew interval: nothing ties them to the run's start.
+  if (domains_ != nullptr) {
+    const auto renew = static_cast<double>(to_ns(config_.node_lifecycle.lease_renew_interval));
+    for (std::size_t z = 0; z < zone_watch_.size(); ++z) {
+      lease_phase_.push_back(Duration{static_cast<std::int64_t>(rng().uniform() * renew)});
+    }
+  }
   // The services' pods at time 0 are the deployments' running pods: bound
   // (on nodes, if the zone has pools), started and ready since the start.
   for (std::size_t di = 0; di < deployments_.size(); ++di) {
@@ -511,14 +553,19 @@ void KubeControlPlane::on_topology_change() {
     const std::string& name = topology.zone_name(z);
     if (cluster_) cluster_->set_zone_failed(name, down);
     if (down) {
-      const Duration grace = config_.node_lifecycle.monitor_grace_period;
-      w.unready_event = schedule_after(grace, "kubernetes.node_not_ready", [this, z] { mark_zone_unready(z); });
-      w.evict_event =
-          schedule_after(grace + config_.node_lifecycle.toleration, "kubernetes.evict", [this, z] { evict_zone(z); });
+      cancel(w.ready_event);
+      const SimTime not_ready = not_ready_time(z, now());
+      w.unready_event = schedule_at(not_ready, "kubernetes.node_not_ready", [this, z] { mark_zone_unready(z); });
+      // The unreachable taint goes on with NotReady; tolerationSeconds count from it.
+      w.evict_event = schedule_at(not_ready + config_.node_lifecycle.toleration, "kubernetes.evict",
+                                  [this, z] { evict_zone(z); });
       continue;
     }
     cancel(w.unready_event);
     cancel(w.evict_event);
+    // The pods of services without a deployment pass their next readiness probe.
+    const Duration default_probe = std::chrono::seconds(ReadinessProbeConfig{}.period_seconds);
+    w.ready_event = schedule_after(default_probe, "kubernetes.pods_ready", [this, z] { set_unmanaged_ready(z, true); });
     // Back: its pods pass their next probe, the scheduler may use it again.
     for (const Deployment& d : deployments_) {
       const Duration period = std::chrono::seconds(d.config.readiness_probe.period_seconds);
@@ -547,6 +594,19 @@ void KubeControlPlane::mark_zone_unready(ZoneIndex z) {
       set_ready(pod, false);
     }
     update_gauges(di);
+  }
+  set_unmanaged_ready(z, false);
+}
+
+void KubeControlPlane::set_unmanaged_ready(ZoneIndex z, bool ready) {
+  if (ready && !domains_->zone_up(z)) return;
+  const std::string& name = domains_->topology().zone_name(z);
+  for (Service* s : unmanaged_) {
+    const auto zone = s->find_zone(name);
+    if (!zone) continue;
+    for (std::size_t p = 0; p < s->pod_total(); ++p) {
+      if (s->pod_present(p) && s->pod_zone(p) == *zone) s->set_pod_ready(p, ready);
+    }
   }
 }
 

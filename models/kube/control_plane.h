@@ -154,7 +154,7 @@ class KubeControlPlane : public Component {
   };
   struct ZoneWatch {
     bool down = false;
-    EventId unready_event, evict_event;
+    EventId unready_event, evict_event, ready_event;
   };
 
   Deployment& deployment(std::string_view service);
@@ -187,7 +187,13 @@ class KubeControlPlane : public Component {
   // after the crash-loop back-off; probes fail meanwhile.
   void pod_killed(std::size_t deployment, std::size_t service_pod);
   void on_topology_change();
+  // When the node lifecycle controller marks a zone that went silent at
+  // `failed` NotReady (NodeLifecycleConfig).
+  SimTime not_ready_time(ZoneIndex zone, SimTime failed) const;
   void mark_zone_unready(ZoneIndex zone);
+  // The pods of the services without a deployment in the zone: unready with
+  // their node, ready again at their first probe after it is back.
+  void set_unmanaged_ready(ZoneIndex zone, bool ready);
   void evict_zone(ZoneIndex zone);
 
   void scrape();
@@ -205,6 +211,8 @@ class KubeControlPlane : public Component {
   std::vector<Hpa> hpas_;
   std::vector<Pod> pods_;
   std::vector<ZoneWatch> zone_watch_;  // per topology zone
+  std::vector<Duration> lease_phase_;  // per topology zone: when its kubelets renew, modulo the interval
+  std::vector<Service*> unmanaged_;    // services without a deployment: their pods still live on the nodes
   std::optional<ServiceTimeDistribution> provisioning_;
   std::vector<std::uint32_t> nodes_coming_;  // per node pool: ordered, not yet Ready
   std::optional<WindowedMetrics> metrics_;

@@ -231,18 +231,53 @@ struct MetricsServerConfig {
 };
 
 // The node lifecycle controller and the taint-based eviction of pods.
+//
+// A kubelet renews its node's Lease every leaseRenewInterval; the controller
+// looks every monitorPeriod and notes the time it first saw each renewal. A
+// node whose last renewal it saw more than monitorGracePeriod ago is marked
+// NotReady (status Unknown) at that look, and its pods unready. So a zone
+// that fails at t is noticed between t + grace - renew and t + grace + 2 x
+// monitorPeriod, at a time set by where the renewals and the looks fall.
 struct NodeLifecycleConfig {
   Duration monitor_grace_period = std::chrono::seconds(50);
+  Duration monitor_period = std::chrono::seconds(5);
+  Duration lease_renew_interval = std::chrono::seconds(10);
   Duration toleration = std::chrono::seconds(300);
 
   static constexpr std::string_view kTypeName = "NodeLifecycle";
   static constexpr auto fields() {
     return std::tuple{
         field("monitorGracePeriod", &NodeLifecycleConfig::monitor_grace_period,
-              "How long a silent node stays Ready before it is marked NotReady and its pods unready.", kNonNegative),
+              "kube-controller-manager --node-monitor-grace-period: how long after the last Lease renewal it "
+              "saw the controller marks a silent node NotReady and its pods unready (50 s since Kubernetes "
+              "1.32, 40 s before).",
+              kNonNegative),
+        field("monitorPeriod", &NodeLifecycleConfig::monitor_period,
+              "kube-controller-manager --node-monitor-period: how often the controller looks at the nodes' "
+              "Leases.",
+              kPositive),
+        field("leaseRenewInterval", &NodeLifecycleConfig::lease_renew_interval,
+              "How often a kubelet renews its node's Lease: a quarter of its leaseDurationSeconds (40 s).",
+              kPositive),
         field("toleration", &NodeLifecycleConfig::toleration,
               "tolerationSeconds of the unreachable taint: pods of a NotReady node are evicted (and recreated "
               "by their deployment) after it.",
+              kNonNegative),
+    };
+  }
+};
+
+// kube-proxy, which programs each node's rules from the EndpointSlices: the
+// path by which a service's callers learn that a pod became unready.
+struct KubeProxyConfig {
+  Duration min_sync_period = std::chrono::seconds(1);
+
+  static constexpr std::string_view kTypeName = "KubeProxy";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("minSyncPeriod", &KubeProxyConfig::min_sync_period,
+              "iptables.minSyncPeriod: the least time between two programmings of the rules; a change heard "
+              "sooner waits for it (1 s by default).",
               kNonNegative),
     };
   }
@@ -276,6 +311,7 @@ struct KubernetesConfig {
   HpaControllerConfig hpa_controller;
   MetricsServerConfig metrics_server;
   NodeLifecycleConfig node_lifecycle;
+  KubeProxyConfig kube_proxy;
   ClusterAutoscalerConfig cluster_autoscaler;
 
   static constexpr std::string_view kTypeName = "Kubernetes";
@@ -289,6 +325,8 @@ struct KubernetesConfig {
         field("metricsServer", &KubernetesConfig::metrics_server, "How pod CPU is sampled."),
         field("nodeLifecycle", &KubernetesConfig::node_lifecycle,
               "How a failed zone's nodes and pods are noticed and evicted."),
+        field("kubeProxy", &KubernetesConfig::kube_proxy,
+              "How the services' callers learn of endpoint changes (services with discovery kubernetes)."),
         field("clusterAutoscaler", &KubernetesConfig::cluster_autoscaler, "Adding nodes for pending pods."),
     };
   }

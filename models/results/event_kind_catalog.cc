@@ -6,6 +6,7 @@
 #include "models/actions/action_catalog.h"
 #include "models/data/data_event_kinds.h"
 #include "models/kube/kube_event_kinds.h"
+#include "models/service/service_event_kinds.h"
 #include "models/topology/topology_event_kinds.h"
 #include "models/traffic/traffic_event_kinds.h"
 
@@ -16,6 +17,7 @@ std::span<const EventKind> event_kind_catalog() {
     std::vector<EventKind> kinds;
     for (std::span<const EventKind> area : {std::span<const EventKind>(event_kinds::kDataEventKinds),
                                             std::span<const EventKind>(event_kinds::kTopologyEventKinds),
+                                            std::span<const EventKind>(event_kinds::kServiceEventKinds),
                                             std::span<const EventKind>(event_kinds::kTrafficEventKinds),
                                             std::span<const EventKind>(event_kinds::kKubeEventKinds)}) {
       kinds.insert(kinds.end(), area.begin(), area.end());

@@ -41,12 +41,13 @@ std::uint32_t PodSet::taking_work(std::size_t zone) const {
   }));
 }
 
-std::size_t PodSet::add(std::size_t z, bool ready, bool up, std::int64_t now_ns) {
+std::size_t PodSet::add(std::size_t z, bool ready, bool up, bool listed, std::int64_t now_ns) {
   const std::size_t p = pods_.size();
   ServicePod pod;
   pod.zone = z;
   pod.ready = ready;
   pod.up = up;
+  pod.listed = listed;
   pod.slots.assign(concurrency_, WorkerSlot{});
   pod.free_slots.assign((concurrency_ + 63) / 64, ~std::uint64_t{0});
   if (concurrency_ % 64 != 0) pod.free_slots.back() = (std::uint64_t{1} << (concurrency_ % 64)) - 1;

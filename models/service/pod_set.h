@@ -43,9 +43,15 @@ struct ServicePod {
   bool up = true;            // its zone is up
   bool present = true;       // false once removed by scaling down or killed
   bool terminating = false;  // scaled down while busy: no new work
-  bool ready = true;         // passes its readiness probe: endpoints list it
+  bool ready = true;         // passes its readiness probe (the API server's Ready condition)
   bool crashed = false;      // its container died (pods:kill under a control plane): requests are refused
-  bool routable() const { return up && present && !terminating && ready; }
+  // In the callers' view of the endpoints: what the balancer picks from.
+  // With the oracle it is up && ready at every instant; through kube-proxy
+  // it is `ready` as of kube-proxy's last sync, whatever the zone's state,
+  // so a pod of a dead zone stays listed until the node lifecycle
+  // controller has marked it unready and kube-proxy has synced.
+  bool listed = true;
+  bool routable() const { return listed && present && !terminating; }
   // Counted in utilisation's denominator: running and either taking work
   // or finishing what it holds.
   bool serving() const { return up && present && (ready || terminating); }
@@ -123,8 +129,9 @@ class PodSet {
   // Pods that take new work (present, not terminating), whether or not their zone is up.
   std::uint32_t taking_work(std::size_t zone) const;
 
-  // A new pod in zone z, counted in; up as the zone is.
-  std::size_t add(std::size_t z, bool ready, bool up, std::int64_t now_ns);
+  // A new pod in zone z, counted in; up as the zone is, listed as the
+  // callers' view has it.
+  std::size_t add(std::size_t z, bool ready, bool up, bool listed, std::int64_t now_ns);
   // The pod is gone for good: out of its zone's counts and list. Returns
   // the position it had in the zone's list, if it was still there.
   std::optional<std::size_t> retire(std::size_t p, std::int64_t now_ns);

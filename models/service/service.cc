@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/service/service_event_kinds.h"
 #include "models/topology/network_model.h"
 #include "sim/errors.h"
 #include "sim/simulation.h"
+#include "sim/units.h"
 
 namespace drsim {
 
@@ -39,7 +41,12 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   // A pod added while its zone is down waits for the zone like the others.
   const std::optional<ZoneIndex> where = pods_.zone(z).topology_zone;
   const bool up = domains_ == nullptr || !where || domains_->zone_up(*where);
-  const std::size_t p = pods_.add(z, ready, up, clock_ns());
+  // The oracle lists a pod the moment it can take work. kube-proxy lists the
+  // pods of the starting state at once, later ones at its next sync.
+  bool listed = up && ready;
+  if (!oracle()) listed = ready && !attached();
+  const std::size_t p = pods_.add(z, ready, up, listed, clock_ns());
+  if (!oracle() && ready && !listed) queue_endpoint_sync(p);
   if (meter_.records_pod_series() && attached()) meter_.declare_pod_series(pods_.pod(p));
   calls_.sync_pools(p);
   return p;
@@ -61,8 +68,56 @@ std::size_t Service::start_pod(std::size_t z, bool ready) {
 void Service::set_pod_ready(std::size_t p, bool ready) {
   ServicePod& pod = pods_.pods().at(p);
   if (pod.ready == ready || !pod.present) return;
-  change_pod(p, [ready](ServicePod& changed) { changed.ready = ready; });
+  const bool oracle_view = oracle();
+  change_pod(p, [ready, oracle_view](ServicePod& changed) {
+    changed.ready = ready;
+    if (oracle_view) changed.listed = changed.up && ready;
+  });
+  if (!oracle_view) queue_endpoint_sync(p);
   update_gauges(pod.zone);
+}
+
+void Service::use_kube_proxy(Duration min_sync_period) {
+  if (attached()) throw SimulationError("service \"" + config_.name + "\": use_kube_proxy before the run starts");
+  kube_proxy_min_sync_ = min_sync_period;
+  for (std::size_t p = 0; p < pod_total(); ++p) {
+    change_pod(p, [](ServicePod& pod) { pod.listed = pod.ready; });
+  }
+}
+
+void Service::queue_endpoint_sync(std::size_t p) {
+  unsynced_pods_.push_back(p);
+  if (endpoint_sync_scheduled_) return;
+  endpoint_sync_scheduled_ = true;
+  // kube-proxy applies what it has heard at once, unless it synced less than
+  // minSyncPeriod ago: then when that period is up (its rate limiter).
+  SimTime at = now();
+  if (last_endpoint_sync_) at = std::max(at, *last_endpoint_sync_ + *kube_proxy_min_sync_);
+  schedule_at(at, "service.endpoints_sync", [this] { sync_endpoints(); });
+}
+
+void Service::sync_endpoints() {
+  endpoint_sync_scheduled_ = false;
+  last_endpoint_sync_ = now();
+  std::uint32_t added = 0, removed = 0;
+  std::vector<std::size_t> zones;
+  for (const std::size_t p : unsynced_pods_) {
+    ServicePod& pod = pods_.pod(p);
+    // What the API server says now: a pod that went ready and back is no change.
+    if (!pod.present || pod.listed == pod.ready) continue;
+    const bool listed = pod.ready;
+    change_pod(p, [listed](ServicePod& changed) { changed.listed = listed; });
+    ++(listed ? added : removed);
+    zones.push_back(pod.zone);
+  }
+  unsynced_pods_.clear();
+  std::sort(zones.begin(), zones.end());
+  zones.erase(std::unique(zones.begin(), zones.end()), zones.end());
+  for (const std::size_t z : zones) update_gauges(z);
+  if (added + removed > 0) {
+    log_event(event_kinds::endpoints::kUpdated, config_.name + ": kube-proxy synced, " + std::to_string(added) +
+                                                    " pods added, " + std::to_string(removed) + " removed");
+  }
 }
 
 void Service::remove_pod(std::size_t p) {
@@ -100,6 +155,17 @@ void Service::attach() {
 }
 
 void Service::start() {
+  // Which path tells this service's callers that a pod died: part of every run's record, so that no figure
+  // rests on the oracle without saying so.
+  if (oracle()) {
+    log_event(event_kinds::discovery::kPath,
+              config_.name + ": oracle (callers stop using a pod the instant it or its zone dies; no detection "
+                             "delay is modelled)");
+  } else {
+    log_event(event_kinds::discovery::kPath,
+              config_.name + ": kubernetes (readiness and the node lifecycle controller, then kube-proxy with "
+                             "minSyncPeriod " + format_duration(*kube_proxy_min_sync_) + ")");
+  }
   if (domains_ != nullptr) on_topology_change();
   for (std::size_t p = 0; p < pod_total(); ++p) calls_.sync_pools(p);
   for (std::size_t z = 0; z < zone_count(); ++z) update_gauges(z);
@@ -255,7 +321,13 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     const auto back = network_delay(job.caller_zone, *z, false);
     delay = there && back ? std::optional<Duration>(*delay + *there + *back) : std::nullopt;
   }
-  if (!delay) return std::nullopt;  // unreachable: the request is lost; the caller's timeout ends it
+  if (!delay) {
+    // Unreachable: the request is lost and the caller's timeout ends it. Sent to a zone that is down, it
+    // still counts as that zone's traffic: what tells when callers stopped sending there.
+    const std::optional<ZoneIndex>& target = pods_.zone(*z).topology_zone;
+    if (target && !domains_->zone_up(*target)) meter_.arrived(*z, now());
+    return std::nullopt;
+  }
   if (*delay == Duration::zero()) return deliver(*z, job);
   const std::size_t zone = *z;
   schedule_after(*delay, "service.request_arrives", [this, zone, job] {
@@ -284,6 +356,11 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   ServicePod& pod = pods_.pod(*p);
   const SimTime t = now();
   meter_.arrived(z, t);
+  if (!pod.up) [[unlikely]] {
+    // Still listed (kube-proxy has not heard yet) but its zone is gone: sent to the zone, served by nobody.
+    if (refuse_on_failure_) return ServeOutcome::kRefused;
+    return std::nullopt;
+  }
   job.arrived = t;
   if (pod.crashed) [[unlikely]] {
     return ServeOutcome::kRefused;  // nothing listens: the connection is reset
@@ -376,7 +453,11 @@ void Service::on_topology_change() {
     const ServiceZone& zone = pods_.zone(pod.zone);
     const bool up = !zone.topology_zone || domains_->zone_up(*zone.topology_zone);
     if (up == pod.up) continue;
-    change_pod(p, [up](ServicePod& changed) { changed.up = up; });
+    const bool oracle_view = oracle();
+    change_pod(p, [up, oracle_view](ServicePod& changed) {
+      changed.up = up;
+      if (oracle_view) changed.listed = up && changed.ready;
+    });
     calls_.sync_pools(p);
     if (up || !pod.present) continue;
     // The pod's zone failed: its queue and the jobs in service are gone. A

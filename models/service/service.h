@@ -101,6 +101,19 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   std::uint32_t busy_workers(std::size_t zone) const;
   std::size_t queued(std::size_t zone) const;
 
+  // ---- how callers learn of pod changes (ServiceConfig::discovery) ----
+  // From now on callers see the pods through kube-proxy: a readiness change
+  // reaches the balancer at kube-proxy's next sync (at once when it has not
+  // synced for min_sync_period, else min_sync_period after the last sync),
+  // and a pod's zone failing changes nothing by itself: the node lifecycle
+  // controller marks its pods unready. Without this call the callers' view
+  // is the oracle: a pod leaves it the instant it or its zone dies. The
+  // control plane calls it for the services whose discovery is kubernetes.
+  void use_kube_proxy(Duration min_sync_period);
+  bool uses_kube_proxy() const { return kube_proxy_min_sync_.has_value(); }
+  // In the callers' view of the endpoints.
+  bool pod_listed(std::size_t pod) const { return pods_.pod(pod).listed; }
+
   // ---- pods run by a control plane (the Kubernetes model) ----
   // A new pod in the zone; an unready one takes no work until
   // set_pod_ready(pod, true) (its readiness probe passed). Returns its id.
@@ -185,6 +198,11 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
   void on_topology_change();
   void update_gauges(std::size_t zone) { meter_.update_gauges(zone, now()); }
+  // What the oracle lists: a pod that is up and ready.
+  bool oracle() const { return !kube_proxy_min_sync_; }
+  // Through kube-proxy: the pod's readiness reaches the callers at the next sync.
+  void queue_endpoint_sync(std::size_t pod);
+  void sync_endpoints();
 
   ServiceConfig config_;
   FailureDomains* domains_;
@@ -196,6 +214,10 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   double slowdown_ = 1.0;
   bool refuse_on_failure_ = false;
   std::function<void(std::size_t)> pod_killed_;
+  std::optional<Duration> kube_proxy_min_sync_;  // set: callers see the pods through kube-proxy
+  std::optional<SimTime> last_endpoint_sync_;
+  bool endpoint_sync_scheduled_ = false;
+  std::vector<std::size_t> unsynced_pods_;  // readiness changed since kube-proxy's last sync
   std::vector<RequestDoneListener> request_done_;
 };
 

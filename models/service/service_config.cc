@@ -18,6 +18,9 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     problems.push_back(
         {"balancing", "expected round-robin, least-outstanding or random, got \"" + balancing + "\""});
   }
+  if (discovery != "auto" && discovery != "kubernetes" && discovery != "oracle") {
+    problems.push_back({"discovery", "expected auto, kubernetes or oracle, got \"" + discovery + "\""});
+  }
   if (zone_failure != "blackhole" && zone_failure != "refuse") {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});
   }

@@ -116,6 +116,7 @@ struct ServiceConfig {
   bool zone_affinity = false;
   bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
+  std::string discovery = "auto";          // auto | kubernetes | oracle
   std::vector<CallConfig> calls;
   CpuConfig cpu;
 
@@ -150,6 +151,13 @@ struct ServiceConfig {
         field("zoneFailure", &ServiceConfig::zone_failure,
               "What callers see when a pod's zone fails: blackhole (no answer, they time out) or refuse "
               "(connections reset at once)."),
+        field("discovery", &ServiceConfig::discovery,
+              "How callers learn that a pod can no longer take work. kubernetes: through EndpointSlices, which "
+              "follow readiness probes and the node lifecycle controller, as kube-proxy programs them "
+              "(spec.kubernetes.nodeLifecycle, spec.kubernetes.kubeProxy); a pod of a failed zone gets requests "
+              "until then. oracle: callers stop using a pod the instant it or its zone dies, a shortcut for "
+              "comparisons with closed forms that no real system has. auto: kubernetes in a scenario with "
+              "spec.kubernetes, oracle otherwise (reported by drsim validate and in the run's events)."),
         field("calls", &ServiceConfig::calls,
               "Services called for every request after the service's own work, in order."),
         field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "io/run.h"
 #include "io/scenario_loader.h"
@@ -287,6 +291,98 @@ TEST(ControlPlane, ARestartReplacesEveryPodWithinMaxSurgeAndMaxUnavailable) {
   EXPECT_EQ(first_time_s(ready, 61s, [](double v) { return v == 4; }), 80);
   EXPECT_TRUE(has_event(rec, "deployment.restart", "revision 1"));
   EXPECT_EQ(rec.find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value, 0);
+}
+
+// ---- how callers learn of a lost zone: the node lifecycle controller and kube-proxy -----
+
+std::optional<double> event_time(const Recorder& rec, std::string_view kind) {
+  for (std::size_t i = 0; i < rec.events().size(); ++i) {
+    if (rec.events().kind[i] == kind) return static_cast<double>(rec.events().t_ns[i]) / 1e9;
+  }
+  return std::nullopt;
+}
+
+// Zone a (2 of the api's 4 pods) fails at 60 s for 5 minutes; the api has no
+// deployment, so only the node lifecycle controller and kube-proxy act on it.
+std::string zone_loss(const std::string& kubernetes, const std::string& discovery = "", std::uint64_t seed = 1) {
+  std::string text = scenario(kubernetes, R"(    - {name: lose-a, action: zone:fail, target: {zone: a}, at: 1m, duration: 5m}
+)");
+  if (!discovery.empty()) {
+    const std::string anchor = "        cpu: {perWorker: 250m}\n";
+    text.replace(text.find(anchor), anchor.size(), anchor + "        discovery: " + discovery + "\n");
+  }
+  text.replace(text.find("spec:\n"), 6, "spec:\n  seed: " + std::to_string(seed) + "\n");
+  // Evenly spaced requests: what reaches the dead zone is the window's length times the rate, without Poisson noise.
+  const std::string load = "      timeout: 2s\n";
+  text.replace(text.find(load), load.size(), load + "      arrivals: deterministic\n");
+  return text;
+}
+
+TEST(NodeLifecycle, ASilentZoneIsNotReadyAtAMonitorLookAboutTheGracePeriodAfterItsLastLease) {
+  // Leases renewed every 10 s, looked at every 5 s, grace 50 s: NotReady lands
+  // on a look in (60 + 50 - 10, 60 + 50 + 2 x 5] = (100, 120] s, where depends
+  // on the leases' phase: over seeds it is not always the same look.
+  std::set<double> seen;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const RunResult run = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 50s}\n", "", seed));
+    const auto t = event_time(run.simulation->recorder(), "node.not_ready");
+    ASSERT_TRUE(t.has_value());
+    EXPECT_GT(*t, 100.0) << seed;
+    EXPECT_LE(*t, 120.0) << seed;
+    EXPECT_EQ(std::fmod(*t, 5.0), 0.0) << *t;
+    seen.insert(*t);
+  }
+  EXPECT_GE(seen.size(), 2u);
+  // Gardener's zone-outage tests ran with a 120 s grace: about 2 minutes to NotReady.
+  const RunResult slow = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 120s}\n"));
+  const auto t = event_time(slow.simulation->recorder(), "node.not_ready");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_GT(*t, 60.0 + 120 - 10);
+  EXPECT_LE(*t, 60.0 + 120 + 10);
+}
+
+TEST(NodeLifecycle, CallersKeepSendingToALostZoneUntilKubeProxyDropsItsPods) {
+  const RunResult run = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 50s}\n"));
+  const Recorder& rec = run.simulation->recorder();
+  const auto not_ready = event_time(rec, "node.not_ready");
+  const auto updated = event_time(rec, "endpoints.updated");
+  ASSERT_TRUE(not_ready && updated);
+  // kube-proxy has not synced for far longer than minSyncPeriod: it programs the change at once.
+  EXPECT_EQ(*updated, *not_ready);
+  EXPECT_TRUE(has_event(rec, "endpoints.updated", "api: kube-proxy synced, 0 pods added, 2 removed"));
+  // Until then the balancer (round-robin over 4 listed pods) sends half the
+  // requests into the dead zone, where they are black-holed and time out.
+  const double window = *updated - 60.0;
+  const double expected = 50.0 * 0.5 * window;
+  const auto timeouts = series(rec, "client.failed", {{"cause", "timeout"}, {"population", "users"}});
+  double lost = 0, later = 0;
+  for (const auto& [t, v] : timeouts) {
+    // A request sent just before the update times out 2 s later.
+    (t <= static_cast<std::int64_t>((*updated + 2.0) * 1e9) ? lost : later) += v;
+  }
+  EXPECT_NEAR(lost, expected, 3.0) << "window " << window << " s";  // evenly spaced and round-robin: exact but for the ends
+  EXPECT_EQ(later, 0);
+}
+
+TEST(NodeLifecycle, TheOracleStopsAtOnceAndIsOnlyAnOptIn) {
+  const RunResult run = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 50s}\n", "oracle"));
+  const Recorder& rec = run.simulation->recorder();
+  // Only what was in flight into zone a at 60 s is lost: at 50 rps and 10 ms service, at most a request or two.
+  EXPECT_LE(rec.find_kpi("client.failed", {{"cause", "timeout"}, {"population", "users"}})->value, 2);
+  EXPECT_FALSE(event_time(rec, "endpoints.updated").has_value());
+}
+
+TEST(NodeLifecycle, PodsWithoutADeploymentAreListedAgainAtTheirFirstProbeAfterTheZoneReturns) {
+  const RunResult run = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 50s}\n"));
+  const Recorder& rec = run.simulation->recorder();
+  std::vector<double> updates;
+  for (std::size_t i = 0; i < rec.events().size(); ++i) {
+    if (rec.events().kind[i] == "endpoints.updated") updates.push_back(static_cast<double>(rec.events().t_ns[i]) / 1e9);
+  }
+  ASSERT_EQ(updates.size(), 2u);
+  // Back at 6 m; the default readiness probe runs every 10 s.
+  EXPECT_DOUBLE_EQ(updates[1], 360.0 + 10.0);
+  EXPECT_TRUE(has_event(rec, "endpoints.updated", "api: kube-proxy synced, 2 pods added, 0 removed"));
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ ServiceConfig three_zones(std::string balancing = "round-robin") {
 PodSet pods_of(const ServiceConfig& sc) {
   PodSet pods(sc, nullptr);
   for (std::size_t z = 0; z < sc.replicas.size(); ++z) {
-    for (std::uint32_t i = 0; i < sc.replicas[z].replicas; ++i) pods.add(z, true, true, 0);
+    for (std::uint32_t i = 0; i < sc.replicas[z].replicas; ++i) pods.add(z, true, true, true, 0);
   }
   return pods;
 }
@@ -109,7 +109,16 @@ TEST(PodSet, ZoneCountsFollowEveryPodChange) {
   EXPECT_EQ(pods.zone(0).idle_routable_workers, 4u);
   pods.change(0, 0, [](ServicePod& pod) { pod.busy = 2; });
   EXPECT_EQ(pods.zone(0).idle_routable_workers, 2u);
-  pods.change(1, 0, [](ServicePod& pod) { pod.ready = false; });
+  // Routing follows the callers' view (listed), not the pod's own state: a
+  // pod whose zone died is still picked while it is listed.
+  pods.change(1, 0, [](ServicePod& pod) { pod.up = false; });
+  EXPECT_EQ(pods.zone(0).routable_pods, 2u);
+  EXPECT_EQ(pods.zone(0).live_pods, 1u);
+  pods.change(1, 0, [](ServicePod& pod) {
+    pod.up = true;
+    pod.ready = false;
+    pod.listed = false;
+  });
   EXPECT_EQ(pods.zone(0).routable_pods, 1u);
   EXPECT_EQ(pods.zone(0).live_pods, 1u);  // an unready pod is not serving
   pods.change(0, 0, [](ServicePod& pod) { pod.terminating = true; });
