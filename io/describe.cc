@@ -8,6 +8,7 @@
 #include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
+#include "models/kube/node_lifecycle_bounds.h"
 
 namespace drsim {
 
@@ -80,6 +81,41 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 }  // namespace
 
+// For a zone or region loss: how each service with pods there lets its
+// callers find out, and the time bounds its settings imply.
+std::string detection_lines(const ScenarioSpec& spec, const ActionConfig& a) {
+  if (a.action != "zone:fail" && a.action != "region:fail") return "";
+  const DeploymentConfig& topology = spec.topology.config;
+  std::vector<std::string> lost;
+  for (const RegionConfig& r : topology.regions) {
+    for (const ZoneConfig& z : r.zones) {
+      if (a.target.zone == z.name || a.target.region == r.name) lost.push_back(z.name);
+    }
+  }
+  std::string out;
+  for (const ServiceConfig& sv : topology.services) {
+    const bool hit = std::any_of(sv.replicas.begin(), sv.replicas.end(), [&](const ReplicasConfig& r) {
+      return r.replicas > 0 && std::find(lost.begin(), lost.end(), r.zone) != lost.end();
+    });
+    if (!hit) continue;
+    const bool kubernetes = sv.discovery == "kubernetes" || (sv.discovery == "auto" && spec.kubernetes);
+    out += "      detection: " + sv.name;
+    if (!kubernetes) {
+      out += " (oracle): its callers drop the lost pods at once; no detection is modelled\n";
+      continue;
+    }
+    const NodeLifecycleConfig& nl = spec.kubernetes->node_lifecycle;
+    const DelayRange range = not_ready_delay_range(nl);
+    const Duration sync = spec.kubernetes->kube_proxy.min_sync_period;
+    out += " (kubernetes): its callers keep sending to the lost pods for more than " + format_duration(range.above) +
+           " and at most " + format_duration(range.at_most + sync) + ": NotReady at a look (every " +
+           format_duration(nl.monitor_period) + ") more than " + format_duration(nl.monitor_grace_period) +
+           " after the last Lease renewal seen (every " + format_duration(nl.lease_renew_interval) +
+           "), then kube-proxy (minSyncPeriod " + format_duration(sync) + ")\n";
+  }
+  return out;
+}
+
 std::string describe(const Scenario& scenario) {
   const ScenarioSpec& spec = scenario.spec;
   const DeploymentConfig& topology = spec.topology.config;
@@ -144,7 +180,7 @@ std::string describe(const Scenario& scenario) {
       out += ", after " + join(a.start_after, " and ");
       if (a.delay != Duration::zero()) out += " + " + format_duration(a.delay);
     }
-    out += "\n";
+    out += "\n" + detection_lines(spec, a);
   }
   return out;
 }

@@ -50,5 +50,20 @@ TEST(Describe, SaysWhenTheRunIsNetworkFidelity) {
   EXPECT_NE(text.find("backup-copy: flow:transfer zone north-a (to east-a, size 50GiB)"), std::string::npos) << text;
 }
 
+// For each zone loss, the path by which each affected service's callers find out, with the bounds its settings
+// imply (models/kube/node_lifecycle_bounds.h).
+TEST(Describe, GivesEachZoneLossItsDetectionChain) {
+  const std::string kube = describe(load_scenario_file("scenarios/az_failure_hpa_trap.yaml"));
+  EXPECT_NE(kube.find("      detection: api (kubernetes): its callers keep sending to the lost pods for more than 40s "
+                      "and at most 1m1s: NotReady at a look (every 5s) more than 50s after the last Lease renewal "
+                      "seen (every 10s), then kube-proxy (minSyncPeriod 1s)\n"),
+            std::string::npos)
+      << kube;
+  const std::string plain = describe(load_scenario_file("scenarios/default.yaml"));
+  EXPECT_NE(plain.find("(oracle): its callers drop the lost pods at once; no detection is modelled\n"),
+            std::string::npos)
+      << plain;
+}
+
 }  // namespace
 }  // namespace drsim

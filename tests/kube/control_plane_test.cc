@@ -3,6 +3,7 @@
 // autoscaler and short stock, start-up and readiness probes, a policy
 // change rolled out, a killed pod replaced, an HPA behavior followed.
 #include "models/kube/control_plane.h"
+#include "models/kube/node_lifecycle_bounds.h"
 
 #include <gtest/gtest.h>
 
@@ -383,6 +384,28 @@ TEST(NodeLifecycle, PodsWithoutADeploymentAreListedAgainAtTheirFirstProbeAfterTh
   // Back at 6 m; the default readiness probe runs every 10 s.
   EXPECT_DOUBLE_EQ(updates[1], 360.0 + 10.0);
   EXPECT_TRUE(has_event(rec, "endpoints.updated", "api: kube-proxy synced, 2 pods added, 0 removed"));
+}
+
+TEST(NodeLifecycle, TheBoundsDescribePrintsAreTheOnesTheSimulatedTimesKeep) {
+  // The range drsim describe prints (models/kube/node_lifecycle_bounds.h) is the one the runs above stay in.
+  NodeLifecycleConfig nl;
+  nl.monitor_grace_period = 50s;
+  EXPECT_EQ(not_ready_delay_range(nl).above, 40s);
+  EXPECT_EQ(not_ready_delay_range(nl).at_most, 60s);
+  nl.monitor_grace_period = 120s;
+  EXPECT_EQ(not_ready_delay_range(nl).above, 110s);
+  EXPECT_EQ(not_ready_delay_range(nl).at_most, 130s);
+  // A grace shorter than the renew interval: never before the first look after the loss.
+  nl.monitor_grace_period = 2s;
+  EXPECT_EQ(not_ready_delay_range(nl).above, 0s);
+  EXPECT_EQ(not_ready_delay_range(nl).at_most, 12s);
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const RunResult run = run_text(zone_loss("    nodeLifecycle: {monitorGracePeriod: 2s}\n", "", seed));
+    const auto t = event_time(run.simulation->recorder(), "node.not_ready");
+    ASSERT_TRUE(t.has_value());
+    EXPECT_GT(*t, 60.0) << seed;
+    EXPECT_LE(*t, 72.0) << seed;
+  }
 }
 
 }  // namespace
