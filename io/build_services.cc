@@ -3,6 +3,7 @@
 
 #include "io/model_builders.h"
 #include "models/data/database.h"
+#include "models/service/cloud_load_balancer.h"
 #include "models/service/service.h"
 
 namespace drsim {
@@ -42,6 +43,10 @@ void build_services(const ScenarioSpec& spec, Simulation& sim, ActionContext& mo
   for (const ServiceConfig& config : spec.topology.config.services) {
     Service& service = sim.add<Service>(managed_zones(config, spec), models.domains, spec.metrics_window);
     service.record_pod_series(spec.pod_metrics);
+    if (config.discovery_path(spec.kubernetes.has_value()) == "loadBalancer") {
+      sim.add<CloudLoadBalancer>(service, config.load_balancer.value_or(LoadBalancerConfig{}).resolved(),
+                                 models.domains);
+    }
     models.services.push_back(&service);
   }
 }

@@ -9,6 +9,7 @@
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
 #include "models/kube/node_lifecycle_bounds.h"
+#include "models/service/load_balancer_bounds.h"
 
 namespace drsim {
 
@@ -98,10 +99,31 @@ std::string detection_lines(const ScenarioSpec& spec, const ActionConfig& a) {
       return r.replicas > 0 && std::find(lost.begin(), lost.end(), r.zone) != lost.end();
     });
     if (!hit) continue;
-    const bool kubernetes = sv.discovery == "kubernetes" || (sv.discovery == "auto" && spec.kubernetes);
+    const std::string path = sv.discovery_path(spec.kubernetes.has_value());
     out += "      detection: " + sv.name;
-    if (!kubernetes) {
+    if (path == "oracle") {
       out += " (oracle): its callers drop the lost pods at once; no detection is modelled\n";
+      continue;
+    }
+    if (path == "loadBalancer") {
+      const LoadBalancerSettings lb = sv.load_balancer.value_or(LoadBalancerConfig{}).resolved();
+      const DelayRange targets = target_unhealthy_delay_range(lb);
+      const DelayRange nodes = node_removed_delay_range(lb);
+      const std::string checks = std::to_string(lb.unhealthy_threshold) + " failed checks, every " +
+                                 format_duration(lb.interval) + ", timeout " + format_duration(lb.timeout);
+      const std::string node = "more than " + format_duration(nodes.above) + " and at most " +
+                               format_duration(nodes.at_most) + " (" + std::to_string(lb.node_failure_threshold) +
+                               " failed node checks, every " + format_duration(lb.node_check_interval) + ")";
+      if (lb.cross_zone) {
+        out += " (loadBalancer): its cross-zone balancer sends to the lost pods for more than " +
+               format_duration(targets.above) + " and at most " + format_duration(targets.at_most) + " (" + checks +
+               "); its DNS drops the lost zone's node after " + node;
+      } else {
+        out += " (loadBalancer): its zonal balancer's DNS answers with the lost zone's node for " + node +
+               ", or until the zone's targets are unhealthy if sooner (more than " + format_duration(targets.above) +
+               " and at most " + format_duration(targets.at_most) + ": " + checks + ")";
+      }
+      out += ", and callers hold the address up to " + format_duration(lb.dns_ttl) + " more (TTL)\n";
       continue;
     }
     const NodeLifecycleConfig& nl = spec.kubernetes->node_lifecycle;

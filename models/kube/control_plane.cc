@@ -71,8 +71,9 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     hpas_.push_back(Hpa{.controller = HpaController(hc, config_.hpa_controller), .deployment = target});
   }
   for (Service* s : services_) {
-    // Every service of the cluster is a Kubernetes Service unless it opts out.
-    if (s->config().discovery != "oracle") s->use_kube_proxy(config_.kube_proxy.min_sync_period);
+    // Every service of the cluster is a Kubernetes Service unless it opts out (oracle) or sits behind a
+    // cloud load balancer of its own.
+    if (s->config().discovery_path(true) == "kubernetes") s->use_kube_proxy(config_.kube_proxy.min_sync_period);
     const bool managed = std::any_of(deployments_.begin(), deployments_.end(),
                                      [s](const Deployment& d) { return d.service == s; });
     if (!managed) unmanaged_.push_back(s);

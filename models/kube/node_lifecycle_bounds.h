@@ -10,14 +10,10 @@
 #include <algorithm>
 
 #include "models/kube/kube_config.h"
+#include "sim/delay_range.h"
 #include "sim/time.h"
 
 namespace drsim {
-
-struct DelayRange {
-  Duration above;    // exclusive
-  Duration at_most;  // inclusive
-};
 
 inline DelayRange not_ready_delay_range(const NodeLifecycleConfig& nl) {
   const Duration low = std::max(Duration::zero(), nl.monitor_grace_period - nl.lease_renew_interval);

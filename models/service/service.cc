@@ -41,14 +41,16 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   // A pod added while its zone is down waits for the zone like the others.
   const std::optional<ZoneIndex> where = pods_.zone(z).topology_zone;
   const bool up = domains_ == nullptr || !where || domains_->zone_up(*where);
-  // The oracle lists a pod the moment it can take work. kube-proxy lists the
-  // pods of the starting state at once, later ones at its next sync.
+  // The oracle lists a pod the moment it can take work. kube-proxy and a
+  // load balancer list the pods of the starting state at once; kube-proxy
+  // lists a later one at its next sync, a balancer once its checks pass.
   bool listed = up && ready;
   if (!oracle()) listed = ready && !attached();
   const std::size_t p = pods_.add(z, ready, up, listed, clock_ns());
-  if (!oracle() && ready && !listed) queue_endpoint_sync(p);
+  if (view_ == EndpointView::kKubeProxy && ready && !listed) queue_endpoint_sync(p);
   if (meter_.records_pod_series() && attached()) meter_.declare_pod_series(pods_.pod(p));
   calls_.sync_pools(p);
+  if (pod_added_ && attached()) pod_added_(p);
   return p;
 }
 
@@ -73,12 +75,31 @@ void Service::set_pod_ready(std::size_t p, bool ready) {
     changed.ready = ready;
     if (oracle_view) changed.listed = changed.up && ready;
   });
-  if (!oracle_view) queue_endpoint_sync(p);
+  // A balancer's health checks find the change at their own pace.
+  if (view_ == EndpointView::kKubeProxy) queue_endpoint_sync(p);
+  update_gauges(pod.zone);
+}
+
+void Service::use_load_balancer(EntryNodes& nodes) {
+  if (attached()) throw SimulationError("service \"" + config_.name + "\": use_load_balancer before the run starts");
+  view_ = EndpointView::kLoadBalancer;
+  entry_nodes_ = &nodes;
+  balancer_.fail_open(true);
+  for (std::size_t p = 0; p < pod_total(); ++p) {
+    change_pod(p, [](ServicePod& pod) { pod.listed = pod.ready; });
+  }
+}
+
+void Service::set_pod_listed(std::size_t p, bool listed) {
+  ServicePod& pod = pods_.pods().at(p);
+  if (pod.listed == listed || !pod.present) return;
+  change_pod(p, [listed](ServicePod& changed) { changed.listed = listed; });
   update_gauges(pod.zone);
 }
 
 void Service::use_kube_proxy(Duration min_sync_period) {
   if (attached()) throw SimulationError("service \"" + config_.name + "\": use_kube_proxy before the run starts");
+  view_ = EndpointView::kKubeProxy;
   kube_proxy_min_sync_ = min_sync_period;
   for (std::size_t p = 0; p < pod_total(); ++p) {
     change_pod(p, [](ServicePod& pod) { pod.listed = pod.ready; });
@@ -161,6 +182,10 @@ void Service::start() {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": oracle (callers stop using a pod the instant it or its zone dies; no detection "
                              "delay is modelled)");
+  } else if (view_ == EndpointView::kLoadBalancer) {
+    log_event(event_kinds::discovery::kPath,
+              config_.name + ": loadBalancer (the balancer's target health checks, and its DNS answer of nodes per "
+                             "zone as callers cache it; settings in lb.settings)");
   } else {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": kubernetes (readiness and the node lifecycle controller, then kube-proxy with "
@@ -308,7 +333,21 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
   }
   // Region affinity: stay in the caller's region while one of its zones has an idle worker.
   if (!region) region = balancer_.home_region(caller_region);
-  const auto z = balancer_.pick_zone(home, region, rng());
+  std::optional<std::size_t> z;
+  if (entry_nodes_ != nullptr) {
+    // Behind a load balancer the request first reaches one of its nodes, at an address the caller resolved.
+    if (const auto entry = entry_nodes_->pick_entry(region)) {
+      if (!entry->alive) {
+        // The node's zone is down: the connection goes nowhere (or is reset), and the request counts as
+        // that zone's traffic, as a request sent to a pod there does.
+        if (attached()) meter_.arrived(entry->zone, now());
+        if (refuse_on_failure_) return ServeOutcome::kRefused;
+        return std::nullopt;
+      }
+      if (entry_nodes_->zonal()) z = entry->zone;
+    }
+  }
+  if (!z) z = balancer_.pick_zone(home, region, rng());
   if (!z) return ServeOutcome::kNoTarget;
   const std::optional<RegionIndex>& served_in = pods_.zone(*z).region;
   if (caller_region && served_in && *served_in != *caller_region && attached()) meter_.crossed_region(now());

@@ -28,6 +28,7 @@
 #include "models/data/connection_pool.h"
 #include "models/load/service_time.h"
 #include "models/service/call_client.h"
+#include "models/service/entry_nodes.h"
 #include "models/service/job.h"
 #include "models/service/pod_set.h"
 #include "models/service/service_config.h"
@@ -47,6 +48,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   const ServiceConfig& config() const { return config_; }
   std::size_t zone_count() const { return pods_.zones().size(); }
   const std::string& zone_name(std::size_t z) const { return pods_.zone(z).name; }
+  // The topology zone and region of the service's zone z (none outside a topology).
+  std::optional<ZoneIndex> topology_zone(std::size_t z) const { return pods_.zone(z).topology_zone; }
+  std::optional<RegionIndex> zone_region(std::size_t z) const { return pods_.zone(z).region; }
 
   // Hands a job to the service. Returns nullopt when accepted (the owner
   // hears later, or never if black-holed), or the outcome of an immediate
@@ -113,6 +117,24 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   bool uses_kube_proxy() const { return kube_proxy_min_sync_.has_value(); }
   // In the callers' view of the endpoints.
   bool pod_listed(std::size_t pod) const { return pods_.pod(pod).listed; }
+
+  // ---- a cloud load balancer in front (ServiceConfig::discovery loadBalancer) ----
+  // From now on the balancer decides what callers see: the targets it has
+  // found healthy (set_pod_listed), through the node a request enters
+  // (nodes.pick_entry). The starting pods are registered healthy; a pod
+  // added later gets traffic once the balancer's checks pass. When no target
+  // is healthy the balancer sends to all of them (fail open).
+  void use_load_balancer(EntryNodes& nodes);
+  bool uses_load_balancer() const { return view_ == EndpointView::kLoadBalancer; }
+  void set_pod_listed(std::size_t pod, bool listed);
+  // What a health check of the pod finds: it is there, its zone is up, its
+  // process answers and it is ready.
+  bool answers_health_check(std::size_t pod) const {
+    const ServicePod& p = pods_.pod(pod);
+    return p.present && p.up && p.ready && !p.crashed;
+  }
+  // Hears of every pod added after the run started (a target to register).
+  void on_pod_added(std::function<void(std::size_t pod)> listener) { pod_added_ = std::move(listener); }
 
   // ---- pods run by a control plane (the Kubernetes model) ----
   // A new pod in the zone; an unready one takes no work until
@@ -199,7 +221,7 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void on_topology_change();
   void update_gauges(std::size_t zone) { meter_.update_gauges(zone, now()); }
   // What the oracle lists: a pod that is up and ready.
-  bool oracle() const { return !kube_proxy_min_sync_; }
+  bool oracle() const { return view_ == EndpointView::kOracle; }
   // Through kube-proxy: the pod's readiness reaches the callers at the next sync.
   void queue_endpoint_sync(std::size_t pod);
   void sync_endpoints();
@@ -214,7 +236,12 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   double slowdown_ = 1.0;
   bool refuse_on_failure_ = false;
   std::function<void(std::size_t)> pod_killed_;
-  std::optional<Duration> kube_proxy_min_sync_;  // set: callers see the pods through kube-proxy
+  // Who decides what the callers see (ServicePod::listed).
+  enum class EndpointView { kOracle, kKubeProxy, kLoadBalancer };
+  EndpointView view_ = EndpointView::kOracle;
+  EntryNodes* entry_nodes_ = nullptr;  // kLoadBalancer
+  std::function<void(std::size_t)> pod_added_;
+  std::optional<Duration> kube_proxy_min_sync_;  // kKubeProxy
   std::optional<SimTime> last_endpoint_sync_;
   bool endpoint_sync_scheduled_ = false;
   std::vector<std::size_t> unsynced_pods_;  // readiness changed since kube-proxy's last sync

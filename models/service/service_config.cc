@@ -2,6 +2,14 @@
 
 namespace drsim {
 
+std::string ServiceConfig::discovery_path(bool scenario_has_kubernetes) const {
+  if (discovery != "auto") return discovery;
+  if (load_balancer) return "loadBalancer";
+  // Without spec.kubernetes the oracle stays the default until every drill is re-derived on the balancer
+  // (issue 17); the run's events and drsim describe say so.
+  return scenario_has_kubernetes ? "kubernetes" : "oracle";
+}
+
 std::vector<ConfigProblem> ServiceConfig::validate() const {
   std::vector<ConfigProblem> problems;
   if (replicas.empty()) problems.push_back({"replicas", "needs at least one zone"});
@@ -18,8 +26,15 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     problems.push_back(
         {"balancing", "expected round-robin, least-outstanding or random, got \"" + balancing + "\""});
   }
-  if (discovery != "auto" && discovery != "kubernetes" && discovery != "oracle") {
-    problems.push_back({"discovery", "expected auto, kubernetes or oracle, got \"" + discovery + "\""});
+  if (discovery != "auto" && discovery != "kubernetes" && discovery != "loadBalancer" && discovery != "oracle") {
+    problems.push_back(
+        {"discovery", "expected auto, kubernetes, loadBalancer or oracle, got \"" + discovery + "\""});
+  }
+  if (load_balancer) {
+    if (discovery == "kubernetes" || discovery == "oracle") {
+      problems.push_back({"loadBalancer", "applies to discovery loadBalancer (or auto), not " + discovery});
+    }
+    for (ConfigProblem p : load_balancer->validate()) problems.push_back({"loadBalancer." + p.field, p.message});
   }
   if (zone_failure != "blackhole" && zone_failure != "refuse") {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});

@@ -13,6 +13,7 @@
 #include "sim/config_problem.h"
 #include "models/data/pool_config.h"
 #include "models/load/service_time.h"
+#include "models/service/load_balancer_config.h"
 #include "models/service/retry_policy.h"
 #include "sim/fields.h"
 #include "sim/units.h"
@@ -116,7 +117,8 @@ struct ServiceConfig {
   bool zone_affinity = false;
   bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
-  std::string discovery = "auto";          // auto | kubernetes | oracle
+  std::string discovery = "auto";          // auto | kubernetes | loadBalancer | oracle
+  std::optional<LoadBalancerConfig> load_balancer;  // discovery loadBalancer: its settings
   std::vector<CallConfig> calls;
   CpuConfig cpu;
 
@@ -126,6 +128,9 @@ struct ServiceConfig {
   // that sets one, HikariCP's defaults otherwise. The simulator's pods open
   // this pool, and drsim check sizes the same one.
   PoolConfig pool_towards(std::string_view database) const;
+  // discovery with auto settled: kubernetes, loadBalancer or oracle, in a
+  // scenario with (or without) spec.kubernetes.
+  std::string discovery_path(bool scenario_has_kubernetes) const;
 
   static constexpr std::string_view kTypeName = "Service";
   static constexpr auto fields() {
@@ -155,9 +160,15 @@ struct ServiceConfig {
               "How callers learn that a pod can no longer take work. kubernetes: through EndpointSlices, which "
               "follow readiness probes and the node lifecycle controller, as kube-proxy programs them "
               "(spec.kubernetes.nodeLifecycle, spec.kubernetes.kubeProxy); a pod of a failed zone gets requests "
-              "until then. oracle: callers stop using a pod the instant it or its zone dies, a shortcut for "
-              "comparisons with closed forms that no real system has. auto: kubernetes in a scenario with "
-              "spec.kubernetes, oracle otherwise (reported by drsim validate and in the run's events)."),
+              "until then. loadBalancer: a cloud load balancer's target health checks and its DNS answer of "
+              "nodes per zone (loadBalancer); a failed zone's pods get requests until they fail enough checks, "
+              "and its node until callers' cached answers expire. oracle: callers stop using a pod the instant "
+              "it or its zone dies, a shortcut for comparisons with closed forms that no real system has. auto: "
+              "loadBalancer when the service has a loadBalancer block, else kubernetes in a scenario with "
+              "spec.kubernetes, else oracle for now (drsim describe and every run's events say which)."),
+        field("loadBalancer", &ServiceConfig::load_balancer,
+              "The cloud load balancer in front of the service, for discovery loadBalancer (default: an AWS "
+              "Application Load Balancer with its documented defaults)."),
         field("calls", &ServiceConfig::calls,
               "Services called for every request after the service's own work, in order."),
         field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),

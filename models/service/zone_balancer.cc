@@ -38,6 +38,19 @@ std::optional<std::size_t> ZoneBalancer::pick_zone(std::optional<ZoneIndex> home
       return z;  // an idle worker at home: stay local
     }
   }
+  if (const auto z = draw_zone(region, rng, false)) return z;
+  // Fail open: with no healthy target in scope a load balancer sends to all of them.
+  if (fail_open_) return draw_zone(region, rng, true);
+  return std::nullopt;
+}
+
+std::optional<std::size_t> ZoneBalancer::draw_zone(std::optional<RegionIndex> region, RngStream& rng,
+                                                   bool every_target) {
+  const auto weight_in_region = [&](std::size_t z) {
+    if (region && pods_.zone(z).region != region) return 0.0;
+    if (every_target) return zone_weight(pods_.taking_work(z), turns_[z].cut_ratio);
+    return weight(z);
+  };
   const std::size_t n = turns_.size();
   if (random_) {
     // Weighted random: the split of a Poisson stream stays Poisson.
@@ -71,7 +84,7 @@ std::optional<std::size_t> ZoneBalancer::pick_zone(std::optional<ZoneIndex> home
 std::optional<std::size_t> ZoneBalancer::pick_pod(std::size_t z, RngStream& rng) {
   const ServiceZone& zone = pods_.zone(z);
   const std::size_t n = zone.pods.size();
-  if (random_) {
+  if (random_ && (zone.routable_pods > 0 || !fail_open_)) {
     const std::uint32_t routable = zone.routable_pods;
     if (routable == 0) return std::nullopt;
     std::uint64_t k = rng.below(routable);
@@ -96,6 +109,15 @@ std::optional<std::size_t> ZoneBalancer::pick_pod(std::size_t z, RngStream& rng)
     if (!best || pod.outstanding() < pods_.pod(*best).outstanding()) best = p;
   }
   if (best) next = next + 1 == n ? 0 : next + 1;  // rotate ties
+  if (!best && fail_open_) {
+    // No healthy target in the zone: a failing-open balancer sends to one that is there anyway.
+    for (std::size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+      const ServicePod& pod = pods_.pod(zone.pods[i]);
+      if (!pod.present || pod.terminating) continue;
+      next = i + 1 == n ? 0 : i + 1;
+      return zone.pods[i];
+    }
+  }
   return best;
 }
 

@@ -39,6 +39,9 @@ class ZoneBalancer {
   void set_cut_ratio(std::size_t z, double ratio);
   // A pod left zone z's list from position: the round-robin keeps its place.
   void forget(std::size_t z, std::size_t position);
+  // A load balancer in front fails open: with no routable pod in scope it
+  // picks among every pod that is there (present, not terminating).
+  void fail_open(bool on) { fail_open_ = on; }
 
  private:
   struct ZoneTurn {
@@ -46,6 +49,8 @@ class ZoneBalancer {
     double swrr_current = 0;  // smooth weighted round-robin state
     std::size_t next_pod = 0;
   };
+  // One draw of a zone by weight; every_target: by pods there, routable or not.
+  std::optional<std::size_t> draw_zone(std::optional<RegionIndex> region, RngStream& rng, bool every_target);
   double weight(std::size_t z) const { return zone_weight(pods_.zone(z).routable_pods, turns_[z].cut_ratio); }
 
   const PodSet& pods_;
@@ -54,6 +59,7 @@ class ZoneBalancer {
   bool region_affinity_ = false;
   bool least_outstanding_ = false;
   bool random_ = false;
+  bool fail_open_ = false;
 };
 
 }  // namespace drsim

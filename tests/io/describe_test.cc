@@ -51,7 +51,7 @@ TEST(Describe, SaysWhenTheRunIsNetworkFidelity) {
 }
 
 // For each zone loss, the path by which each affected service's callers find out, with the bounds its settings
-// imply (models/kube/node_lifecycle_bounds.h).
+// imply (models/kube/node_lifecycle_bounds.h, models/service/load_balancer_bounds.h).
 TEST(Describe, GivesEachZoneLossItsDetectionChain) {
   const std::string kube = describe(load_scenario_file("scenarios/az_failure_hpa_trap.yaml"));
   EXPECT_NE(kube.find("      detection: api (kubernetes): its callers keep sending to the lost pods for more than 40s "
@@ -63,6 +63,14 @@ TEST(Describe, GivesEachZoneLossItsDetectionChain) {
   EXPECT_NE(plain.find("(oracle): its callers drop the lost pods at once; no detection is modelled\n"),
             std::string::npos)
       << plain;
+  const std::string lb = describe(
+      load_scenario_file("scenarios/default.yaml", {"spec.topology.services[payments].discovery=loadBalancer"}));
+  EXPECT_NE(lb.find("      detection: payments (loadBalancer): its cross-zone balancer sends to the lost pods for "
+                    "more than 35s and at most 1m5s (2 failed checks, every 30s, timeout 5s); its DNS drops the lost "
+                    "zone's node after more than 24s and at most 34s (3 failed node checks, every 10s), and callers "
+                    "hold the address up to 1m more (TTL)\n"),
+            std::string::npos)
+      << lb;
 }
 
 }  // namespace

@@ -75,6 +75,33 @@ TEST(ZoneBalancer, NoRoutablePodNoZone) {
   EXPECT_FALSE(balancer.pick_pod(0, rng));
 }
 
+TEST(ZoneBalancer, ALoadBalancerFailsOpenWhenNoTargetIsHealthy) {
+  // Every pod out of the callers' view (its balancer found them unhealthy), but still there.
+  for (const std::string balancing : {"round-robin", "random"}) {
+    const ServiceConfig sc = three_zones(balancing);
+    PodSet pods(sc, nullptr);
+    for (std::size_t z = 0; z < sc.replicas.size(); ++z) {
+      for (std::uint32_t i = 0; i < sc.replicas[z].replicas; ++i) pods.add(z, true, true, false, 0);
+    }
+    ZoneBalancer balancer(sc, pods);
+    RngStream rng(1, "x");
+    EXPECT_FALSE(balancer.pick_zone(std::nullopt, std::nullopt, rng)) << balancing;
+    EXPECT_FALSE(balancer.pick_pod(2, rng)) << balancing;
+    // AWS: with every target unhealthy the balancer sends to all of them, in proportion to the pods there.
+    balancer.fail_open(true);
+    std::map<std::size_t, int> zones;
+    for (int i = 0; i < 600; ++i) ++zones[*balancer.pick_zone(std::nullopt, std::nullopt, rng)];
+    if (balancing == "round-robin") EXPECT_EQ(zones, (std::map<std::size_t, int>{{0, 100}, {1, 200}, {2, 300}}));
+    EXPECT_EQ(zones.size(), 3u) << balancing;
+    std::map<std::size_t, int> in_c;
+    for (int i = 0; i < 300; ++i) ++in_c[*balancer.pick_pod(2, rng)];
+    EXPECT_EQ(in_c.size(), 3u) << balancing;
+    // One healthy target again: it takes everything.
+    pods.change(0, 0, [](ServicePod& pod) { pod.listed = true; });
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(balancer.pick_zone(std::nullopt, std::nullopt, rng), 0u) << balancing;
+  }
+}
+
 TEST(ZoneBalancer, RoundRobinOverPodsKeepsItsPlaceWhenAPodLeaves) {
   ServiceConfig sc = three_zones();
   sc.replicas = {{"a", 3}};
