@@ -333,8 +333,9 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
   }
   // Region affinity: stay in the caller's region while one of its zones has an idle worker.
   if (!region) region = balancer_.home_region(caller_region);
-  std::optional<std::size_t> z;
-  if (entry_nodes_ != nullptr) {
+  // Zone affinity keeps the request in the caller's own zone, through that zone's node when behind a balancer.
+  std::optional<std::size_t> z = balancer_.local_zone(home, region);
+  if (!z && entry_nodes_ != nullptr) {
     // Behind a load balancer the request first reaches one of its nodes, at an address the caller resolved.
     if (const auto entry = entry_nodes_->pick_entry(region)) {
       if (!entry->alive) {

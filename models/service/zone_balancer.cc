@@ -25,19 +25,19 @@ std::optional<RegionIndex> ZoneBalancer::home_region(std::optional<RegionIndex> 
 
 // Smooth weighted round-robin (as in nginx): deterministic, and it spreads a
 // zone's turns evenly instead of bunching them. Weight = routable pods x cut ratio.
+std::optional<std::size_t> ZoneBalancer::local_zone(std::optional<ZoneIndex> home_zone,
+                                                    std::optional<RegionIndex> region) const {
+  if (!zone_affinity_ || !home_zone) return std::nullopt;
+  const auto z = pods_.zone_in_topology_zone(*home_zone);
+  // Geo routing confines the pick to one region: a home elsewhere does not count.
+  if (!z || (region && pods_.zone(*z).region != region)) return std::nullopt;
+  if (weight(*z) > 0 && pods_.zone(*z).idle_routable_workers > 0) return z;  // an idle worker at home: stay local
+  return std::nullopt;
+}
+
 std::optional<std::size_t> ZoneBalancer::pick_zone(std::optional<ZoneIndex> home_zone,
                                                    std::optional<RegionIndex> region, RngStream& rng) {
-  // Geo routing confines the pick to one region: the others weigh nothing.
-  const auto weight_in_region = [&](std::size_t z) {
-    if (region && pods_.zone(z).region != region) return 0.0;
-    return weight(z);
-  };
-  if (zone_affinity_ && home_zone) {
-    const auto z = pods_.zone_in_topology_zone(*home_zone);
-    if (z && weight_in_region(*z) > 0 && pods_.zone(*z).idle_routable_workers > 0) {
-      return z;  // an idle worker at home: stay local
-    }
-  }
+  if (const auto z = local_zone(home_zone, region)) return z;
   if (const auto z = draw_zone(region, rng, false)) return z;
   // Fail open: with no healthy target in scope a load balancer sends to all of them.
   if (fail_open_) return draw_zone(region, rng, true);

@@ -32,6 +32,9 @@ class ZoneBalancer {
   // home_zone is the caller's topology zone, for zone affinity.
   std::optional<std::size_t> pick_zone(std::optional<ZoneIndex> home_zone, std::optional<RegionIndex> region,
                                        RngStream& rng);
+  // Zone affinity: the caller's own zone while it has an idle worker (and
+  // lies in the region, when given); nullopt otherwise.
+  std::optional<std::size_t> local_zone(std::optional<ZoneIndex> home_zone, std::optional<RegionIndex> region) const;
   // A routable pod of zone z; nullopt when it has none.
   std::optional<std::size_t> pick_pod(std::size_t z, RngStream& rng);
 

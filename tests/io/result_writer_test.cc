@@ -28,7 +28,10 @@ using namespace std::chrono_literals;
 // Zone a fails at 5.305 s for 6 s. The service has 2 pods of 4 workers per
 // zone and takes exactly 50 ms a request; 100 requests/s arrive evenly spaced
 // (every 10 ms), with a 2 s client timeout; windows of 1 s. `service_tail`
-// and `spec_tail` change the deployment and add settings.
+// and `spec_tail` change the deployment and add settings. The callers use
+// the oracle (an explicit opt-in): these tests check the fault figures'
+// arithmetic on a failure whose pattern is known to the request; how a
+// balancer's detection adds to it is tests/traffic/cloud_load_balancer_test.cc's.
 std::string zone_outage(std::string_view replicas = "2", std::string_view service_tail = "",
                         std::string_view step_tail = "      duration: 6s\n", std::string_view spec_tail = "") {
   std::ostringstream text;
@@ -48,6 +51,7 @@ spec:
       - name: api
         concurrency: 4
         serviceTime: {kind: constant, value: 50ms}
+        discovery: oracle
 )" << service_tail
        << "        replicas:\n          - {zone: a, replicas: " << replicas
        << "}\n          - {zone: b, replicas: " << replicas << R"(}

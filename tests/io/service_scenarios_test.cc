@@ -62,7 +62,10 @@ TEST(ServiceScenario, LoadsServicesLoadAndServiceActions) {
 }
 
 TEST(ServiceScenario, ServiceActionsChangePodsAndRouting) {
-  const RunResult r = run_scenario(load_scenario_file("tests/data/scenarios/good/services_and_load.yaml"));
+  // The actions' own arithmetic, with no detection path in between: behind a load balancer (the default) a new
+  // pod would get traffic only after 5 passed health checks (tests/traffic/cloud_load_balancer_test.cc).
+  const RunResult r = run_scenario(load_scenario_file("tests/data/scenarios/good/services_and_load.yaml",
+                                                      {"spec.topology.services[api].discovery=oracle"}));
   ASSERT_TRUE(r.outcome.complete());
   const Recorder& rec = r.recorder();
   const auto pods_b = series(rec, "service.pods", {{"service", "api"}, {"zone", "eu-west-1b"}});
@@ -90,7 +93,9 @@ TEST(ServiceScenario, ServiceActionsChangePodsAndRouting) {
 }
 
 TEST(ServiceScenario, AZoneFailureInTheDefaultScenarioReroutesItsRequests) {
-  const Scenario s = load_scenario_file("scenarios/default.yaml");
+  // Behind its cloud load balancer (the default for issue 17's end; the oracle still is today).
+  const Scenario s =
+      load_scenario_file("scenarios/default.yaml", {"spec.topology.services[payments].discovery=loadBalancer"});
   // The outage window of north-a, from the resolved timeline.
   std::optional<ResolvedAction> outage;
   for (const ResolvedAction& a : s.resolved_timeline) {
@@ -108,17 +113,19 @@ TEST(ServiceScenario, AZoneFailureInTheDefaultScenarioReroutesItsRequests) {
   const std::string service = s.spec.load.at(0).service;
   const auto north_a = series(rec, "service.arrivals", {{"service", service}, {"zone", "north-a"}});
   const auto north_b = series(rec, "service.arrivals", {{"service", service}, {"zone", "north-b"}});
-  // Before: north-a takes its share; during the outage (whole windows): none,
-  // and the other zones take more.
+  // Before: north-a takes its share. Its balancer finds out through its health checks: the targets leave
+  // within 65 s, the node within 34 s and the callers' cached address 60 s later, so from the second whole
+  // window of the outage (1 m windows) on it gets nothing, and the other zones take more.
   EXPECT_GT(sum_over(north_a, start - w, start), 0);
-  EXPECT_EQ(sum_over(north_a, start + w, end - w), 0);
-  EXPECT_GT(sum_over(north_b, start + w, start + 2 * w), sum_over(north_b, start - w, start));
+  EXPECT_GT(sum_over(north_a, start, start + w), 0);
+  EXPECT_EQ(sum_over(north_a, start + 2 * w, end - w), 0);
+  EXPECT_GT(sum_over(north_b, start + 2 * w, start + 3 * w), sum_over(north_b, start - w, start));
   // The requests north-a held when it failed are black-holed: they time out
   // (or, with zoneFailure refuse, are refused). Either way the offered load
   // is conserved: succeeded + failed + in flight.
   const auto offered = series(rec, "client.offered", {});
   const auto succeeded = series(rec, "client.succeeded", {});
-  EXPECT_GT(sum_over(succeeded, start + w, end - w), 0.99 * sum_over(offered, start + w, end - w));
+  EXPECT_GT(sum_over(succeeded, start + 2 * w, end - w), 0.99 * sum_over(offered, start + 2 * w, end - w));
 }
 
 }  // namespace
