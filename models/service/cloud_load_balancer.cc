@@ -19,7 +19,7 @@ CloudLoadBalancer::CloudLoadBalancer(Service& service, const LoadBalancerSetting
   if (settings_.timeout >= settings_.interval) {
     throw SimulationError("load balancer of \"" + service.config().name + "\": timeout must be less than interval");
   }
-  service_.use_load_balancer(*this);
+  service_.use_load_balancer(*this, settings_);
 }
 
 void CloudLoadBalancer::attach() {

@@ -9,6 +9,8 @@ const char* to_string(ServeOutcome outcome) {
     case ServeOutcome::kNoTarget: return "no_target";
     case ServeOutcome::kRefused: return "refused";
     case ServeOutcome::kDependencyFailed: return "dependency";
+    case ServeOutcome::kGatewayError: return "gateway_error";
+    case ServeOutcome::kConnectTimeout: return "connect_timeout";
   }
   return "unknown";
 }

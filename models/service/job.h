@@ -17,6 +17,14 @@ enum class ServeOutcome : std::uint8_t {
   kNoTarget,  // no pod is up in any zone with traffic allowed
   kRefused,   // the pod's zone failed and connections were reset
   kDependencyFailed,  // a call to another service failed
+  // A load balancer in front answered for a target: 502 (the target reset
+  // the connection) or 504 (no connection within its connect timeout, or no
+  // answer within its idle timeout). The caller sees a 5xx, as for kDependencyFailed.
+  kGatewayError,
+  // The caller's own connection attempt got no answer and its OS gave up
+  // (ETIMEDOUT after its SYN retries): a dead balancer node, or a dead target
+  // behind a balancer that passes connections through. The caller sees a timeout.
+  kConnectTimeout,
 };
 const char* to_string(ServeOutcome outcome);
 

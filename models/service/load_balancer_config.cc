@@ -15,6 +15,10 @@ LoadBalancerSettings LoadBalancerConfig::resolved() const {
   s.dns_ttl = dns_ttl;
   s.node_check_interval = node_check_interval;
   s.node_failure_threshold = node_failure_threshold;
+  s.proxy = !nlb;
+  s.target_connect_timeout = target_connect_timeout;
+  s.idle_timeout = idle_timeout;
+  s.client_connect_timeout = client_connect_timeout;
   return s;
 }
 

@@ -17,6 +17,12 @@
 // in a lost zone is not published; it is modelled as a health check of the
 // node with Route 53's fast settings (every 10 s, 3 failures), and the
 // settings are exposed so that a study can take a range.
+//
+// Nothing waits forever behind a balancer: an alb answers 504 for a target
+// it cannot connect to within 10 s, or that stops answering for its 60 s
+// idle timeout, and 502 for one that resets; a caller connecting to a dead
+// node (or through an nlb to a dead target) gives up when its operating
+// system does (Linux: 127 s).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +46,10 @@ struct LoadBalancerSettings {
   Duration dns_ttl{};
   Duration node_check_interval{};
   std::uint32_t node_failure_threshold = 0;
+  bool proxy = true;  // alb: ends the callers' connections and answers for its targets
+  Duration target_connect_timeout{};
+  Duration idle_timeout{};
+  Duration client_connect_timeout{};
 };
 
 struct LoadBalancerConfig {
@@ -52,6 +62,9 @@ struct LoadBalancerConfig {
   Duration dns_ttl = std::chrono::seconds(60);
   Duration node_check_interval = std::chrono::seconds(10);
   std::uint32_t node_failure_threshold = 3;
+  Duration target_connect_timeout = std::chrono::seconds(10);
+  Duration idle_timeout = std::chrono::seconds(60);
+  Duration client_connect_timeout = std::chrono::seconds(127);
 
   static constexpr std::string_view kTypeName = "LoadBalancer";
   static constexpr auto fields() {
@@ -87,6 +100,20 @@ struct LoadBalancerConfig {
         field("nodeFailureThreshold", &LoadBalancerConfig::node_failure_threshold,
               "Consecutive failed node checks before the node's address leaves the DNS answer, and passed ones "
               "before it returns (Route 53's default: 3).",
+              kPositive),
+        field("targetConnectTimeout", &LoadBalancerConfig::target_connect_timeout,
+              "alb: a request sent to a target that does not accept the connection within this long is answered "
+              "504 (AWS: 10s); a target that resets it, 502 at once. nlb passes connections through: the caller's "
+              "own connect times out instead.",
+              kPositive),
+        field("idleTimeout", &LoadBalancerConfig::idle_timeout,
+              "alb: a request whose target stops answering (its zone died while it held the request) is answered "
+              "504 after this long (AWS: 60s). nlb answers nothing: the caller's own timeout ends it.",
+              kPositive),
+        field("clientConnectTimeout", &LoadBalancerConfig::client_connect_timeout,
+              "How long a caller's operating system tries to connect to an address that does not answer before it "
+              "gives up (Linux: 6 SYN retries, 127s): a dead node of the balancer, or a dead target behind an nlb. "
+              "A caller's own shorter timeout ends the request first.",
               kPositive),
     };
   }

@@ -32,6 +32,9 @@ std::optional<AttemptFailure> attempt_failure(ServeOutcome outcome) {
     case ServeOutcome::kNoTarget: return AttemptFailure::kNoTarget;
     case ServeOutcome::kRefused: return AttemptFailure::kRefused;
     case ServeOutcome::kDependencyFailed: return AttemptFailure::kDependency;
+    // A balancer's 502/504 is a 5xx to the caller; a connect that timed out is a timeout.
+    case ServeOutcome::kGatewayError: return AttemptFailure::kDependency;
+    case ServeOutcome::kConnectTimeout: return AttemptFailure::kTimeout;
   }
   return std::nullopt;
 }

@@ -80,10 +80,11 @@ void Service::set_pod_ready(std::size_t p, bool ready) {
   update_gauges(pod.zone);
 }
 
-void Service::use_load_balancer(EntryNodes& nodes) {
+void Service::use_load_balancer(EntryNodes& nodes, const LoadBalancerSettings& settings) {
   if (attached()) throw SimulationError("service \"" + config_.name + "\": use_load_balancer before the run starts");
   view_ = EndpointView::kLoadBalancer;
   entry_nodes_ = &nodes;
+  load_balancer_ = settings;
   balancer_.fail_open(true);
   for (std::size_t p = 0; p < pod_total(); ++p) {
     change_pod(p, [](ServicePod& pod) { pod.listed = pod.ready; });
@@ -343,6 +344,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
         // that zone's traffic, as a request sent to a pod there does.
         if (attached()) meter_.arrived(entry->zone, now());
         if (refuse_on_failure_) return ServeOutcome::kRefused;
+        lost_behind_balancer(job.owner, job.token, false, false);
         return std::nullopt;
       }
       if (entry_nodes_->zonal()) z = entry->zone;
@@ -365,7 +367,11 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     // Unreachable: the request is lost and the caller's timeout ends it. Sent to a zone that is down, it
     // still counts as that zone's traffic: what tells when callers stopped sending there.
     const std::optional<ZoneIndex>& target = pods_.zone(*z).topology_zone;
-    if (target && !domains_->zone_up(*target)) meter_.arrived(*z, now());
+    const bool zone_down = target && !domains_->zone_up(*target);
+    if (zone_down) meter_.arrived(*z, now());
+    // Behind a balancer a live node took the connection and answers for a dead target; a path cut between
+    // the caller and the balancer leaves the caller's connect unanswered.
+    if (load_balancer_) lost_behind_balancer(job.owner, job.token, zone_down, false);
     return std::nullopt;
   }
   if (*delay == Duration::zero()) return deliver(*z, job);
@@ -390,6 +396,10 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   const auto p = balancer_.pick_pod(z, rng());
   if (!p) {
     // Every pod of the zone went down while the request was on its way.
+    if (load_balancer_) {
+      lost_behind_balancer(job.owner, job.token, true, false);
+      return std::nullopt;
+    }
     if (refuse_on_failure_) return ServeOutcome::kRefused;
     return std::nullopt;  // black hole: accepted by nobody, answered never
   }
@@ -397,7 +407,12 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   const SimTime t = now();
   meter_.arrived(z, t);
   if (!pod.up) [[unlikely]] {
-    // Still listed (kube-proxy has not heard yet) but its zone is gone: sent to the zone, served by nobody.
+    // Still listed (kube-proxy or the balancer has not found out yet) but its zone is gone: sent to the zone,
+    // served by nobody.
+    if (load_balancer_) {
+      lost_behind_balancer(job.owner, job.token, true, false);
+      return std::nullopt;
+    }
     if (refuse_on_failure_) return ServeOutcome::kRefused;
     return std::nullopt;
   }
@@ -501,14 +516,42 @@ void Service::on_topology_change() {
     calls_.sync_pools(p);
     if (up || !pod.present) continue;
     // The pod's zone failed: its queue and the jobs in service are gone. A
-    // black hole tells nobody; a refusal resets every connection at once. A
-    // terminating pod has nothing left to finish: it is gone.
-    drop_work(p, refuse_on_failure_, refused);
+    // black hole tells nobody; a refusal resets every connection at once; a
+    // balancer in front answers by its own rules. A terminating pod has
+    // nothing left to finish: it is gone.
+    drop_work(p, refuse_on_failure_ || load_balancer_.has_value(), refused);
     if (pod.terminating) retire_pod(p);
   }
   for (std::size_t z = 0; z < zone_count(); ++z) update_gauges(z);
   // Owners hear after the state is consistent: they may submit again at once.
-  for (const auto& [owner, token] : refused) owner->on_served(token, ServeOutcome::kRefused);
+  for (const auto& [owner, token] : refused) {
+    if (load_balancer_) {
+      lost_behind_balancer(owner, token, true, true);
+    } else {
+      owner->on_served(token, ServeOutcome::kRefused);
+    }
+  }
+}
+
+void Service::lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at_target, bool held) {
+  const LoadBalancerSettings& lb = *load_balancer_;
+  Duration after = Duration::zero();
+  ServeOutcome outcome = ServeOutcome::kRefused;
+  if (at_target && lb.proxy) {
+    // An alb ends the caller's connection itself: 502 for a target that resets, 504 for one that never
+    // accepts (connect timeout) or stops answering (idle timeout).
+    outcome = ServeOutcome::kGatewayError;
+    if (!refuse_on_failure_) after = held ? lb.idle_timeout : lb.target_connect_timeout;
+  } else if (held) {
+    // Passed through (nlb): a reset reaches the caller, silence does not.
+    if (!refuse_on_failure_) return;
+  } else if (!refuse_on_failure_) {
+    // The caller's SYNs go unanswered until its operating system gives up.
+    outcome = ServeOutcome::kConnectTimeout;
+    after = lb.client_connect_timeout;
+  }
+  // Always through the queue: the caller hears after this call returns, as over a network.
+  schedule_after(after, "service.balancer_answer", [owner, token, outcome] { owner->on_served(token, outcome); });
 }
 
 void Service::stop() { meter_.finish(now()); }

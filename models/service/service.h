@@ -124,7 +124,10 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // (nodes.pick_entry). The starting pods are registered healthy; a pod
   // added later gets traffic once the balancer's checks pass. When no target
   // is healthy the balancer sends to all of them (fail open).
-  void use_load_balancer(EntryNodes& nodes);
+  // What a caller hears of a request lost behind the balancer follows its
+  // settings: an alb answers 502/504 for its targets, a dead node or an nlb's
+  // dead target lets the caller's connect time out.
+  void use_load_balancer(EntryNodes& nodes, const LoadBalancerSettings& settings);
   bool uses_load_balancer() const { return view_ == EndpointView::kLoadBalancer; }
   void set_pod_listed(std::size_t pod, bool listed);
   // What a health check of the pod finds: it is there, its zone is up, its
@@ -219,6 +222,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void calls_over(std::size_t pod, std::size_t slot, ServeOutcome outcome) override;
   void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
   void on_topology_change();
+  // A request lost behind the load balancer: at a dead node (at_target false), at a dead target, or held by
+  // a target whose zone died (held). Schedules what the caller hears, if anything ever answers.
+  void lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at_target, bool held);
   void update_gauges(std::size_t zone) { meter_.update_gauges(zone, now()); }
   // What the oracle lists: a pod that is up and ready.
   bool oracle() const { return view_ == EndpointView::kOracle; }
@@ -240,6 +246,7 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   enum class EndpointView { kOracle, kKubeProxy, kLoadBalancer };
   EndpointView view_ = EndpointView::kOracle;
   EntryNodes* entry_nodes_ = nullptr;  // kLoadBalancer
+  std::optional<LoadBalancerSettings> load_balancer_;
   std::function<void(std::size_t)> pod_added_;
   std::optional<Duration> kube_proxy_min_sync_;  // kKubeProxy
   std::optional<SimTime> last_endpoint_sync_;

@@ -217,10 +217,94 @@ TEST(CloudLoadBalancer, TheDefaultDrillsZoneAndRegionLossesAreInsideTheirBands) 
               region, region_low, region_high);
 }
 
+// A web tier in zones b and c calls the api (in a, b and c, behind a balancer of the given type) with no
+// timeout of its own; the users wait up to 10 minutes. Zone a is lost at 60 s for 5 minutes.
+std::string untimed_calls(const std::string& type) {
+  return R"(apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata:
+  name: untimed
+spec:
+  seed: 2
+  topology:
+    regions:
+      - name: r
+        zones: [{name: a}, {name: b}, {name: c}]
+        interZoneRtt: 1ms
+    services:
+      - name: web
+        discovery: oracle
+        replicas:
+          - {zone: b, replicas: 2}
+          - {zone: c, replicas: 2}
+        concurrency: 200
+        serviceTime: {kind: constant, value: 1ms}
+        calls:
+          - service: api
+      - name: api
+        loadBalancer: {type: )" + type + R"(}
+        replicas:
+          - {zone: a, replicas: 2}
+          - {zone: b, replicas: 2}
+          - {zone: c, replicas: 2}
+        concurrency: 8
+        serviceTime: {kind: constant, value: 10ms}
+  duration: 10m
+  metricsWindow: 10s
+  load:
+    - name: users
+      service: web
+      load: {kind: constant, rate: 60rps}
+      timeout: 10m
+      arrivals: deterministic
+  timeline:
+    - {name: lose-a, action: zone:fail, target: {zone: a}, at: 1m, duration: 5m}
+)";
+}
+
+double failed(const Recorder& rec, const std::string& cause) {
+  return rec.find_kpi("client.failed", {{"cause", cause}, {"population", "users"}})->value;
+}
+
+TEST(CloudLoadBalancer, NoCallWaitsForeverBehindABalancer) {
+  // alb: calls into the dead zone's targets are answered 504 (10 s after they are sent, or the 60 s idle
+  // timeout for those its pods held); calls into its dead node give up with the web pods' connect (127 s).
+  // Every one of them is a failure the users see as the web's 5xx; nothing is left in flight.
+  const RunResult alb = run_text(untimed_calls("alb"));
+  const Recorder& rec = alb.simulation->recorder();
+  EXPECT_GT(failed(rec, "dependency"), 500);
+  EXPECT_EQ(failed(rec, "timeout"), 0);
+  // Only the last few milliseconds' requests are still in flight at the end.
+  EXPECT_LE(test_support::kpi(rec, "client.in_flight", {{"population", "users"}}), 2);
+  // The last failure is a connect into the dead node just before callers let go of it: at most
+  // 60 + 34 + 60 + 127 s after the start (1 s windows would say more; 10 s windows: up to 290 s).
+  double last = 0;
+  for (const auto& [t, v] : series(rec, "client.failed", {{"cause", "dependency"}, {"population", "users"}})) {
+    if (v > 0) last = static_cast<double>(t) / 1e9;
+  }
+  EXPECT_GT(last, 60 + 127);
+  EXPECT_LE(last, 60 + 34 + 60 + 127);
+  // nlb: no 504s; the dead targets and the dead node both leave the web pods' connects to time out.
+  const RunResult nlb = run_text(untimed_calls("nlb"));
+  const Recorder& rec2 = nlb.simulation->recorder();
+  EXPECT_GT(failed(rec2, "dependency"), 500);
+  double first = 1e9;
+  for (const auto& [t, v] : series(rec2, "client.failed", {{"cause", "dependency"}, {"population", "users"}})) {
+    if (v > 0) first = std::min(first, static_cast<double>(t) / 1e9);
+  }
+  EXPECT_GE(first, 180.0);  // 60 + 127 s, in the window that starts at 180 s
+  EXPECT_LE(test_support::kpi(rec2, "client.in_flight", {{"population", "users"}}), 2);
+  std::printf("alb: %.0f failed, last in the window at %.0f s; nlb: %.0f failed, first at %.0f s\n",
+              failed(rec, "dependency"), last, failed(rec2, "dependency"), first);
+}
+
 TEST(CloudLoadBalancer, RefusingZonesAreRefusedInsteadOfTimingOut) {
   const RunResult run = run_text(zone_loss(1, "        zoneFailure: refuse\n"));
   const Recorder& rec = run.simulation->recorder();
+  // The dead node's share is reset at once; what the live nodes send to the dead targets, the alb answers
+  // 502 at once (a 5xx: cause dependency).
   EXPECT_GT(rec.find_kpi("client.failed", {{"cause", "refused"}, {"population", "users"}})->value, 1000);
+  EXPECT_GT(rec.find_kpi("client.failed", {{"cause", "dependency"}, {"population", "users"}})->value, 300);
   EXPECT_EQ(rec.find_kpi("client.failed", {{"cause", "timeout"}, {"population", "users"}})->value, 0);
 }
 
