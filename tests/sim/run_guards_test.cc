@@ -80,9 +80,12 @@ TEST(RunGuards, MaxWallTimeStopsWithinAFewSlowEvents) {
   Repeater& slow = sim.add<Repeater>("slow", 1s, [] { std::this_thread::sleep_for(20ms); });
   const RunOutcome out = sim.run_until(at(1h));
   EXPECT_EQ(out.reason, StopReason::kMaxWallTime);
-  // 100 ms of 20 ms events is 5; the batch between looks only ever shrinks
-  // here, so at most a couple more run before the look that stops it.
-  EXPECT_GE(slow.runs, 5u);
+  // 100 ms of 20 ms events is at most 5; the batch between looks only ever
+  // shrinks here, so at most a couple more run before the look that stops
+  // it. No lower bound: on a loaded machine every sleep (and the set-up
+  // before the first event) lasts longer, so fewer run; the wall clock can
+  // only make this test's count smaller, never larger.
+  EXPECT_GE(slow.runs, 1u);
   EXPECT_LE(slow.runs, 8u);
 }
 
