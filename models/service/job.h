@@ -48,6 +48,10 @@ struct Job {
   // Round trips to the chosen zone before the request itself is sent (a new
   // TCP connection: 1; with TLS 1.2: 3), each paying the network's delay.
   std::uint8_t setup_round_trips = 0;
+  // A health check's probe, not a user's request: it still takes a worker,
+  // but one lost in a dead zone is not counted as traffic sent there (what
+  // the `switched` figure of a fault watches for).
+  bool probe = false;
 };
 
 // Jobs waiting for a worker, first in first out: a ring buffer that doubles

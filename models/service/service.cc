@@ -342,7 +342,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
       if (!entry->alive) {
         // The node's zone is down: the connection goes nowhere (or is reset), and the request counts as
         // that zone's traffic, as a request sent to a pod there does.
-        if (attached()) meter_.arrived(entry->zone, now());
+        if (attached() && !job.probe) meter_.arrived(entry->zone, now());
         if (refuse_on_failure_) return ServeOutcome::kRefused;
         lost_behind_balancer(job.owner, job.token, false, false);
         return std::nullopt;
@@ -368,7 +368,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     // still counts as that zone's traffic: what tells when callers stopped sending there.
     const std::optional<ZoneIndex>& target = pods_.zone(*z).topology_zone;
     const bool zone_down = target && !domains_->zone_up(*target);
-    if (zone_down) meter_.arrived(*z, now());
+    if (zone_down && !job.probe) meter_.arrived(*z, now());
     // Behind a balancer a live node took the connection and answers for a dead target; a path cut between
     // the caller and the balancer leaves the caller's connect unanswered.
     if (load_balancer_) lost_behind_balancer(job.owner, job.token, zone_down, false);
@@ -405,7 +405,7 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   }
   ServicePod& pod = pods_.pod(*p);
   const SimTime t = now();
-  meter_.arrived(z, t);
+  if (pod.up || !job.probe) meter_.arrived(z, t);
   if (!pod.up) [[unlikely]] {
     // Still listed (kube-proxy or the balancer has not found out yet) but its zone is gone: sent to the zone,
     // served by nobody.

@@ -85,6 +85,7 @@ void HealthChecker::tick(std::size_t c) {
     });
     Job job{this, token, now()};
     job.setup_round_trips = static_cast<std::uint8_t>(config_.handshake_round_trips);
+    job.probe = true;
     if (const auto failure = service_.submit(job, checker.zone, regions_[r].region)) on_served(token, *failure);
   }
 }

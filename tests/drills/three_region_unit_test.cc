@@ -23,6 +23,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "io/objective_evaluation.h"
 #include "io/run.h"
@@ -40,8 +41,8 @@ struct Row {
   ObjectiveReport report;
 };
 
-Row run_row(const std::string& file) {
-  Row row{run_scenario(load_scenario_file("scenarios/" + file)), {}};
+Row run_row(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  Row row{run_scenario(load_scenario_file("scenarios/" + file, overrides)), {}};
   EXPECT_EQ(row.run.outcome.reason, StopReason::kHorizon) << file;
   row.report = objective_report(row.run);
   return row;
@@ -193,6 +194,27 @@ TEST(ThreeRegionUnit, GradualShiftIsNotNoticed) {
   // North's share at the top of the shift: half of its third.
   const auto north = series(row.run.simulation->recorder(), "routing.weight", {{"population", "users"}, {"region", "north"}});
   EXPECT_NEAR(test_support::range(north, 6min + 1s, 10min).max, 1.0 / 6, 1e-9);
+}
+
+// The same drill with the gateway and the edge behind cloud load balancers
+// (issue 17; the oracle is still these services' default). The GTS's probes
+// into the dead region now enter its dead balancer nodes and time out rather
+// than finding no target; they are not user traffic, so the traffic switch is
+// still the moment the users' requests stop reaching North.
+TEST(ThreeRegionUnit, BehindLoadBalancersProbesAreNotCountedAsTraffic) {
+  const Row row = run_row("three_region_unit.yaml", {"spec.topology.services[gateway].discovery=loadBalancer",
+                                                      "spec.topology.services[edge].discovery=loadBalancer"});
+  ASSERT_EQ(row.report.faults.size(), 1u);
+  const FaultFigures& f = row.report.faults[0];
+  print("4 North failure, behind balancers", seconds(f.traffic_switch), seconds(f.rto), seconds(f.rpo),
+        "18 / 31 / 2.3 s");
+  ASSERT_TRUE(f.detection);
+  // A probe into a dead node fails at its timeout (0.5 s) instead of at once: up to that much later.
+  EXPECT_GE(*f.detection, 1500ms);
+  EXPECT_LE(*f.detection, 3s + 600ms);
+  ASSERT_TRUE(f.traffic_switch);
+  EXPECT_GE(*f.traffic_switch, 2s);
+  EXPECT_LE(*f.traffic_switch, 46s);
 }
 
 }  // namespace
