@@ -393,28 +393,26 @@ void Service::respond(const Job& job, std::size_t from_zone, ServeOutcome outcom
 }
 
 std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
-  const auto p = balancer_.pick_pod(z, rng());
-  if (!p) {
-    // Every pod of the zone went down while the request was on its way.
-    if (load_balancer_) {
-      lost_behind_balancer(job.owner, job.token, true, false);
-      return std::nullopt;
-    }
-    if (refuse_on_failure_) return ServeOutcome::kRefused;
-    return std::nullopt;  // black hole: accepted by nobody, answered never
-  }
-  ServicePod& pod = pods_.pod(*p);
-  const SimTime t = now();
-  if (pod.up || !job.probe) meter_.arrived(z, t);
-  if (!pod.up) [[unlikely]] {
-    // Still listed (kube-proxy or the balancer has not found out yet) but its zone is gone: sent to the zone,
-    // served by nobody.
+  // Sent to a dead target: a balancer in front answers by its rules; otherwise refused, or a black hole
+  // (accepted by nobody, answered never).
+  const auto lost_at_target = [&]() -> std::optional<ServeOutcome> {
     if (load_balancer_) {
       lost_behind_balancer(job.owner, job.token, true, false);
       return std::nullopt;
     }
     if (refuse_on_failure_) return ServeOutcome::kRefused;
     return std::nullopt;
+  };
+  const auto p = balancer_.pick_pod(z, rng());
+  // Every pod of the zone went down while the request was on its way.
+  if (!p) return lost_at_target();
+  ServicePod& pod = pods_.pod(*p);
+  const SimTime t = now();
+  if (pod.up || !job.probe) meter_.arrived(z, t);
+  if (!pod.up) [[unlikely]] {
+    // Still listed (kube-proxy or the balancer has not found out yet) but its zone is gone: sent to the zone,
+    // served by nobody.
+    return lost_at_target();
   }
   job.arrived = t;
   if (pod.crashed) [[unlikely]] {
