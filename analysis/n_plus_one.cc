@@ -115,11 +115,15 @@ class RouteCache {
 // for the blast radius. Each depends on the topology and the configuration
 // only, not on which zones are down.
 struct CaseShared {
-  explicit CaseShared(const Topology& topology, std::size_t populations)
-      : routes(topology), region_shares(populations), partitions(topology.partitions(topology.nominal_state())) {}
+  CaseShared(const Topology& topology, std::size_t populations, bool scenario_has_kubernetes)
+      : routes(topology),
+        region_shares(populations),
+        partitions(topology.partitions(topology.nominal_state())),
+        kubernetes(scenario_has_kubernetes) {}
   RouteCache routes;
   std::vector<std::optional<RegionShares>> region_shares;
   std::vector<std::optional<std::size_t>> partitions;
+  bool kubernetes;  // settles each service's discovery auto
 };
 
 // One failure case: the deployed services, their stations, and the network
@@ -142,7 +146,7 @@ class CaseModel {
     }
     for (const ServiceConfig& s : services) {
       by_name_.emplace(s.name, services_.size());
-      services_.push_back(deploy(s, topology, state));
+      services_.push_back(deploy(s, topology, state, shared.kubernetes));
       any_affinity_ = any_affinity_ || s.zone_affinity;
     }
     for (std::size_t s = 0; s < services_.size(); ++s) {
@@ -632,12 +636,12 @@ FailureCase evaluate(std::string name, const Topology& topology, const TopologyS
 
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
                           const std::vector<ClientPopulationConfig>& load, double utilization_target,
-                          const std::vector<DatabaseConfig>& databases) {
+                          const std::vector<DatabaseConfig>& databases, bool scenario_has_kubernetes) {
   const Topology topo(topology);
   NPlusOneReport report;
   report.utilization_target = utilization_target;
   const TopologyState nominal = topo.nominal_state();
-  CaseShared shared(topo, load.size());
+  CaseShared shared(topo, load.size(), scenario_has_kubernetes);
   report.cases.push_back(evaluate("steady", topo, nominal, services, load, databases, utilization_target, shared));
   for (ZoneIndex z = 0; z < topo.zone_count(); ++z) {
     TopologyState state = nominal;

@@ -172,10 +172,12 @@ Rate peak_rate(const RateProfileConfig& profile);
 // Throws std::invalid_argument when a service or population names a zone or
 // service that does not exist (the scenario loader reports those first).
 // `databases`: the ones the services' database calls name (also throws
-// std::invalid_argument for an unknown one).
+// std::invalid_argument for an unknown one). `scenario_has_kubernetes`
+// settles each service's discovery auto (ServiceConfig::discovery_path): a
+// service behind a cloud load balancer is served by regional balancers.
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
                           const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8,
-                          const std::vector<DatabaseConfig>& databases = {});
+                          const std::vector<DatabaseConfig>& databases = {}, bool scenario_has_kubernetes = false);
 
 // The report as fixed-width text: per failure case the service x zone rows
 // and the populations' end-to-end latency.

@@ -8,6 +8,13 @@
 // while it has an idle worker. The N+1 cases leave every cut ratio at 1:
 // traffic:cut is an operator action on the timeline, not a failure.
 //
+// Behind a cloud load balancer (discovery loadBalancer,
+// models/service/cloud_load_balancer.h) the balancer is regional: a caller
+// in a region where the service has zones is served there; any other caller
+// reaches each region's balancer in proportion to its live nodes (one per up
+// zone) in the answer. A zonal balancer (crossZone off) gives each live node,
+// hence each up zone, an equal share whatever its pods.
+//
 // Zone affinity needs the probability that a same-zone request finds no
 // idle worker and spills over (then it goes by the weights, its own zone
 // included, like any other request). That depends on the zone's load, which
@@ -27,12 +34,17 @@ namespace drsim {
 // config->replicas.
 struct DeployedService {
   const ServiceConfig* config = nullptr;
+  const Topology* topology = nullptr;
   std::vector<ZoneIndex> zones;        // the topology zone of each
+  std::vector<RegionIndex> regions;    // and its region
   std::vector<std::uint32_t> up_pods;  // replicas while the zone is up, else 0
   // Zone affinity: probability that a request from the same zone finds no
   // idle worker there and spills over to the weights.
   std::vector<double> spill;
   Duration mean_service{};
+  // Behind a cloud load balancer: regional, and zonal with crossZone off.
+  bool regional_balancer = false;
+  bool zonal_balancer = false;
 
   std::uint32_t total_up_pods() const;
   // The service's zone in that topology zone, if it has one.
@@ -41,7 +53,9 @@ struct DeployedService {
 
 // Throws std::invalid_argument for a zone the topology does not have (the
 // loader reports it first).
-DeployedService deploy(const ServiceConfig& service, const Topology& topology, const TopologyState& state);
+// scenario_has_kubernetes settles discovery auto (ServiceConfig::discovery_path).
+DeployedService deploy(const ServiceConfig& service, const Topology& topology, const TopologyState& state,
+                       bool scenario_has_kubernetes = false);
 
 // How one stream of requests spreads over a service's zones.
 struct TrafficSplit {
@@ -56,7 +70,8 @@ struct TrafficSplit {
 
 // The split of requests sent from `caller_zone` (none: a caller outside the
 // topology, no affinity) over the zones whose `candidates` flag is set (empty:
-// all of them, as an in-region balancer that sees every zone of the service).
+// all of them, as an in-region balancer that sees every zone of the service,
+// or the regional balancers' choice behind a cloud load balancer).
 TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
                      const std::vector<bool>& candidates = {});
 

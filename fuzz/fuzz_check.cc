@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::survives("n_plus_one", [&] {
     const DeploymentConfig& deployment = scenario->spec.topology.config;
     const NPlusOneReport report =
-        n_plus_one(deployment, deployment.services, scenario->spec.load, 0.8, deployment.databases);
+        n_plus_one(deployment, deployment.services, scenario->spec.load, 0.8, deployment.databases,
+                   scenario->spec.kubernetes.has_value());
     format_report(report);
     format_report_json(report);
   });

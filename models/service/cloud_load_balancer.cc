@@ -15,7 +15,8 @@ CloudLoadBalancer::CloudLoadBalancer(Service& service, const LoadBalancerSetting
       service_(service),
       settings_(settings),
       domains_(domains),
-      nodes_(service.zone_count()) {
+      nodes_(service.zone_count()),
+      spans_regions_(spans_regions()) {
   if (settings_.timeout >= settings_.interval) {
     throw SimulationError("load balancer of \"" + service.config().name + "\": timeout must be less than interval");
   }
@@ -176,9 +177,11 @@ void CloudLoadBalancer::refresh_risk() {
 }
 
 std::optional<EntryNodes::Entry> CloudLoadBalancer::pick_entry(std::optional<RegionIndex> region) {
-  // With crossZone on, which live node a request enters changes nothing: draw only while a caller may hold
-  // the address of a dead one.
-  if (settings_.cross_zone && !dead_node_answered_ && now() >= risk_until_) return std::nullopt;
+  // With crossZone on, which live node of a region a request enters changes nothing: draw only while a
+  // caller may hold the address of a dead one, or to pick the region of a service in several.
+  if (settings_.cross_zone && !dead_node_answered_ && now() >= risk_until_ && (region || !spans_regions_)) {
+    return std::nullopt;
+  }
   // The caller resolved at an instant spread evenly over the last TTL: it holds that instant's answer.
   const SimTime resolved = now() - Duration{static_cast<std::int64_t>(rng().uniform() * settings_.dns_ttl.count())};
   scratch_.clear();
@@ -195,6 +198,13 @@ std::optional<EntryNodes::Entry> CloudLoadBalancer::pick_entry(std::optional<Reg
   if (scratch_.empty()) return std::nullopt;
   const std::size_t z = scratch_[rng().below(scratch_.size())];
   return Entry{z, nodes_[z].alive};
+}
+
+bool CloudLoadBalancer::spans_regions() const {
+  for (std::size_t z = 1; z < service_.zone_count(); ++z) {
+    if (service_.zone_region(z) != service_.zone_region(0)) return true;
+  }
+  return false;
 }
 
 std::string CloudLoadBalancer::zone_label(std::size_t z) const { return "zone " + service_.zone_name(z); }

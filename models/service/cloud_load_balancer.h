@@ -27,8 +27,17 @@
 //            in the last TTL, and enters one node of that answer at random.
 //            A request entering a dead node is lost there (or refused, with
 //            zoneFailure refuse). With crossZone on a live node sends to the
-//            healthy targets of every zone (the service's balancing); off, to
-//            its own zone's only.
+//            healthy targets of every zone of its region (the service's
+//            balancing); off, to its own zone's only.
+//   regions  a cloud load balancer is regional: a service with pods in
+//            several regions has one balancer per region, and a request is
+//            served in the region of the node it enters. Which region's
+//            balancer a request goes to: the one the caller's routing chose
+//            (a GSLB), else the caller's own region when the service has
+//            zones there (the regional endpoint), else the region of a node
+//            drawn from the answer (the service's name answering with every
+//            region's nodes). Failing open is per region too: a region whose
+//            targets are all unhealthy sends to them rather than elsewhere.
 //
 // Events: lb.settings at the start, lb.target_unhealthy / lb.target_healthy
 // and lb.node_removed / lb.node_restored (service_event_kinds.h). KPIs, per
@@ -98,6 +107,8 @@ class CloudLoadBalancer : public Component, public EntryNodes {
   // Whether some node in any scope may take requests and is dead: only then
   // does the entry of a request matter with crossZone on.
   void refresh_risk();
+  // Whether the service's zones lie in more than one region.
+  bool spans_regions() const;
   std::string zone_label(std::size_t z) const;
 
   Service& service_;
@@ -106,6 +117,7 @@ class CloudLoadBalancer : public Component, public EntryNodes {
   std::vector<Target> targets_;  // per pod id
   std::vector<Node> nodes_;      // per service zone
   bool dead_node_answered_ = false;
+  bool spans_regions_ = false;
   SimTime risk_until_{};  // a dead node left the answer: callers may hold it until then
   std::uint32_t marked_unhealthy_ = 0, node_removals_ = 0;
   std::vector<std::size_t> scratch_;

@@ -18,8 +18,10 @@ class EntryNodes {
   };
   virtual ~EntryNodes() = default;
   // The node a request sent now enters, confined to the region when given;
-  // nullopt when it makes no difference (every node a caller may still hold
-  // is alive and each sends to every zone).
+  // nullopt when it makes no difference (the region is given or the service
+  // has one, every node a caller may still hold is alive and each sends to
+  // every zone of its region). The request is then served in the entry's
+  // region: a cloud load balancer is regional.
   virtual std::optional<Entry> pick_entry(std::optional<RegionIndex> region) = 0;
   // Each node sends only to its own zone's targets.
   virtual bool zonal() const = 0;

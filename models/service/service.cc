@@ -322,6 +322,13 @@ std::optional<Duration> Service::network_delay(std::uint32_t caller_zone, std::s
   return delay;
 }
 
+bool Service::serves_region(RegionIndex r) const {
+  for (const ServiceZone& zone : pods_.zones()) {
+    if (zone.region == r) return true;
+  }
+  return false;
+}
+
 // The balancer decides at send time, as a client-side balancer does; the
 // request then crosses the network to the chosen zone.
 std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> caller_zone,
@@ -338,6 +345,8 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
   std::optional<std::size_t> z = balancer_.local_zone(home, region);
   if (!z && entry_nodes_ != nullptr) {
     // Behind a load balancer the request first reaches one of its nodes, at an address the caller resolved.
+    // The balancer is regional: without a region chosen, a caller uses its own region's when there is one.
+    if (!region && caller_region && serves_region(*caller_region)) region = caller_region;
     if (const auto entry = entry_nodes_->pick_entry(region)) {
       if (!entry->alive) {
         // The node's zone is down: the connection goes nowhere (or is reset), and the request counts as
@@ -347,6 +356,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
         lost_behind_balancer(job.owner, job.token, false, false);
         return std::nullopt;
       }
+      region = pods_.zone(entry->zone).region;
       if (entry_nodes_->zonal()) z = entry->zone;
     }
   }

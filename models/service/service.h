@@ -201,6 +201,8 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // One-way delay between the caller and a zone of this service; nullopt
   // when unreachable, zero when either end is outside the topology.
   std::optional<Duration> network_delay(std::uint32_t caller_zone, std::size_t z, bool towards_service);
+  // Whether one of the service's zones lies in region r.
+  bool serves_region(RegionIndex r) const;
   std::size_t add_pod(std::size_t zone, bool ready);
   // The pod is gone for good: out of its zone's counts, list and pools.
   void retire_pod(std::size_t pod);

@@ -5,9 +5,9 @@ namespace drsim {
 std::string ServiceConfig::discovery_path(bool scenario_has_kubernetes) const {
   if (discovery != "auto") return discovery;
   if (load_balancer) return "loadBalancer";
-  // Without spec.kubernetes the oracle stays the default until every drill is re-derived on the balancer
-  // (issue 17); the run's events and drsim describe say so.
-  return scenario_has_kubernetes ? "kubernetes" : "oracle";
+  // A service outside Kubernetes is reached the way a cloud deployment reaches it: through a load
+  // balancer that health-checks its targets. The oracle is only ever an explicit choice.
+  return scenario_has_kubernetes ? "kubernetes" : "loadBalancer";
 }
 
 std::vector<ConfigProblem> ServiceConfig::validate() const {

@@ -165,7 +165,7 @@ struct ServiceConfig {
               "and its node until callers' cached answers expire. oracle: callers stop using a pod the instant "
               "it or its zone dies, a shortcut for comparisons with closed forms that no real system has. auto: "
               "loadBalancer when the service has a loadBalancer block, else kubernetes in a scenario with "
-              "spec.kubernetes, else oracle for now (drsim describe and every run's events say which)."),
+              "spec.kubernetes, else loadBalancer (drsim describe and every run's events say which)."),
         field("loadBalancer", &ServiceConfig::load_balancer,
               "The cloud load balancer in front of the service, for discovery loadBalancer (default: an AWS "
               "Application Load Balancer with its documented defaults)."),

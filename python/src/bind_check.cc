@@ -22,7 +22,8 @@ void bind_check(py::module_& m) {
           py::gil_scoped_release release;
           const DeploymentConfig& deployment = scenario.spec.topology.config;
           report =
-              n_plus_one(deployment, deployment.services, scenario.spec.load, utilization_target, deployment.databases);
+              n_plus_one(deployment, deployment.services, scenario.spec.load, utilization_target, deployment.databases,
+                         scenario.spec.kubernetes.has_value());
         }
         // A pair, not a py::tuple, so that the signature (and _core.pyi) says tuple[str, str].
         return std::pair{format_report_json(report), format_report(report)};

@@ -147,9 +147,11 @@ TEST(NPlusOne, OverloadAndUnservedCasesAreMarked) {
 }
 
 TEST(NPlusOne, CallsToAnUnreachableZoneNeverReturn) {
-  // Two regions without a link: front in eu calls back, which has pods in eu and us.
-  const std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 10ms, 4, {{"back", 1, false}}),
-                                            service("back", {{"a", 1}, {"d", 1}}, 5ms)};
+  // Two regions without a link: front in eu calls back, which has pods in eu and us behind one balancer that
+  // spans both regions (the oracle's; a cloud load balancer is regional, see the next test).
+  std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 10ms, 4, {{"back", 1, false}}),
+                                      service("back", {{"a", 1}, {"d", 1}}, 5ms)};
+  services[1].discovery = "oracle";
   const NPlusOneReport report = n_plus_one(regions(false), services, {users(10)});
   const FailureCase& steady = report.cases[0];
   EXPECT_TRUE(steady.overloaded);
@@ -161,6 +163,34 @@ TEST(NPlusOne, CallsToAnUnreachableZoneNeverReturn) {
   const FailureCase& d_down = find_case(report, "zone d down");
   EXPECT_TRUE(d_down.notes.empty());
   EXPECT_TRUE(row(d_down, "front", "a").stable);
+}
+
+TEST(NPlusOne, CloudLoadBalancersAreRegional) {
+  // back (2 pods in a, 1 in b, 1 in d) behind cloud load balancers (the default outside Kubernetes): front
+  // in eu calls eu's balancer only, by the pods' weights; a population outside the topology reaches each
+  // region's balancer by its live nodes (one per up zone: 2 of 3 for eu), by pods within the region.
+  std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 10ms, 4, {{"back", 1, false}}),
+                                      service("back", {{"a", 2}, {"b", 1}, {"d", 1}}, 5ms)};
+  const FailureCase steady = n_plus_one(regions(), services, {users(30)}).cases[0];
+  EXPECT_NEAR(row(steady, "back", "a").rate_per_s, 20, 1e-9);
+  EXPECT_NEAR(row(steady, "back", "b").rate_per_s, 10, 1e-9);
+  EXPECT_NEAR(row(steady, "back", "d").rate_per_s, 0, 1e-9);
+  // Zonal (an nlb, crossZone off): each node, hence each zone of the region, an equal share.
+  services[1].load_balancer = LoadBalancerConfig{};
+  services[1].load_balancer->type = "nlb";
+  const FailureCase zonal = n_plus_one(regions(), services, {users(30)}).cases[0];
+  EXPECT_NEAR(row(zonal, "back", "a").rate_per_s, 15, 1e-9);
+  EXPECT_NEAR(row(zonal, "back", "b").rate_per_s, 15, 1e-9);
+  // A population outside the topology: by live nodes, 2 of 3 to eu's balancer (by pods: a 2, b 1), 1 of 3
+  // to us's; with b down, 1 of 2 each.
+  const std::vector<ServiceConfig> entry{service("front", {{"a", 2}, {"b", 1}, {"d", 1}}, 10ms, 4)};
+  const NPlusOneReport report = n_plus_one(regions(), entry, {users(30)});
+  EXPECT_NEAR(row(report.cases[0], "front", "a").rate_per_s, 20 * 2.0 / 3, 1e-9);
+  EXPECT_NEAR(row(report.cases[0], "front", "b").rate_per_s, 20 * 1.0 / 3, 1e-9);
+  EXPECT_NEAR(row(report.cases[0], "front", "d").rate_per_s, 10, 1e-9);
+  const FailureCase& b_down = find_case(report, "zone b down");
+  EXPECT_NEAR(row(b_down, "front", "a").rate_per_s, 15, 1e-9);
+  EXPECT_NEAR(row(b_down, "front", "d").rate_per_s, 15, 1e-9);
 }
 
 TEST(NPlusOne, ZoneAffinitySpillsMoreAsTheLocalZoneFills) {

@@ -23,6 +23,7 @@ constexpr const char* kScenario = "scenarios/two_cell_region_failover.yaml";
 constexpr double kLoss = 70;            // region:fail at 70 s
 constexpr double kInterval = 10;        // healthCheck.requestInterval
 constexpr double kThreshold = 3;        // healthCheck.failureThreshold
+constexpr double kProbeTimeout = 6;     // healthCheck.timeout
 constexpr double kCacheSpread = 5 + 5;  // dns.recordTtl + dns.clientCacheTtl
 constexpr double kRate = 20;            // requests per second
 constexpr double kWindow = 1;           // metricsWindow
@@ -42,13 +43,16 @@ TEST(GslbFailover, HealthChecksAndDnsCachesMoveSpainsTrafficToOregon) {
   const Labels spain{{"population", "spain"}};
 
   // Detection: every reporting checker's view flips at its threshold-th
-  // failed probe; its first after the loss comes within one interval, so
-  // (threshold - 1) x interval to threshold x interval after the loss.
+  // failed probe; its first after the loss is sent within one interval, and
+  // fails at its timeout: the gateway sits behind Ireland's cloud load
+  // balancer (discovery loadBalancer, the default), whose dead nodes take
+  // the probe and never answer. So (threshold - 1) x interval + timeout to
+  // threshold x interval + timeout after the loss.
   const auto ireland_healthy = series(rec, "health.region_healthy", {{"population", "spain"}, {"region", "ireland"}});
   const double unhealthy_at = first_time_s(ireland_healthy, 0s, [](double v) { return v < 1; });
-  EXPECT_GE(unhealthy_at, kLoss + (kThreshold - 1) * kInterval - kWindow);
-  EXPECT_LE(unhealthy_at, kLoss + kThreshold * kInterval);
-  // Back after the redeployment at 240 s: threshold passed probes, the same band.
+  EXPECT_GE(unhealthy_at, kLoss + (kThreshold - 1) * kInterval + kProbeTimeout - kWindow);
+  EXPECT_LE(unhealthy_at, kLoss + kThreshold * kInterval + kProbeTimeout);
+  // Back after the redeployment at 240 s: threshold passed probes, which pass at once.
   constexpr double kRecovery = 240;
   const double healthy_again =
       first_time_s(ireland_healthy, std::chrono::seconds(static_cast<int>(kRecovery)), [](double v) { return v > 0; });
@@ -58,8 +62,8 @@ TEST(GslbFailover, HealthChecksAndDnsCachesMoveSpainsTrafficToOregon) {
   const ObjectiveReport report = objective_report(run);
   ASSERT_FALSE(report.faults.empty());
   ASSERT_TRUE(report.faults[0].detection.has_value());
-  EXPECT_GE(to_seconds(*report.faults[0].detection), (kThreshold - 1) * kInterval - kWindow);
-  EXPECT_LE(to_seconds(*report.faults[0].detection), kThreshold * kInterval);
+  EXPECT_GE(to_seconds(*report.faults[0].detection), (kThreshold - 1) * kInterval + kProbeTimeout - kWindow);
+  EXPECT_LE(to_seconds(*report.faults[0].detection), kThreshold * kInterval + kProbeTimeout);
   EXPECT_NE(report.faults[0].detected_by.find("gslb.region_unhealthy"), std::string::npos) << report.faults[0].detected_by;
   const auto oregon_healthy = series(rec, "health.region_healthy", {{"population", "spain"}, {"region", "oregon"}});
   EXPECT_EQ(first_time_s(oregon_healthy, 0s, [](double v) { return v < 1; }), -1) << "Oregon stays healthy";
@@ -86,14 +90,15 @@ TEST(GslbFailover, HealthChecksAndDnsCachesMoveSpainsTrafficToOregon) {
       first_time_s(stale, std::chrono::seconds(static_cast<int>(unhealthy_at) + 1), [](double v) { return v == 0; }),
       unhealthy_at + kCacheSpread + kWindow);
 
-  // Errors: none before the loss; from it, (threshold - 1) x interval to
-  // threshold x interval + the cache spread at 20 requests/s, give or take
-  // Poisson noise (10%); none once Oregon serves, nor when Ireland comes back.
+  // Errors: none before the loss; from it, the detection's band
+  // ((threshold - 1) x interval + timeout to threshold x interval + timeout)
+  // then up to the cache spread, at 20 requests/s, give or take Poisson noise
+  // (10%); none once Oregon serves, nor when Ireland comes back.
   const double errors = total(failed, 0, 300);
   EXPECT_EQ(total(failed, 0, kLoss), 0);
-  EXPECT_GE(errors, 0.9 * kRate * (kThreshold - 1) * kInterval);
-  EXPECT_LE(errors, 1.1 * kRate * (kThreshold * kInterval + kCacheSpread));
-  EXPECT_EQ(total(failed, kLoss + kThreshold * kInterval + kCacheSpread + kWindow, 300), 0);
+  EXPECT_GE(errors, 0.9 * kRate * ((kThreshold - 1) * kInterval + kProbeTimeout));
+  EXPECT_LE(errors, 1.1 * kRate * (kThreshold * kInterval + kProbeTimeout + kCacheSpread));
+  EXPECT_EQ(total(failed, kLoss + kThreshold * kInterval + kProbeTimeout + kCacheSpread + kWindow, 300), 0);
 
   // Latency from Spain: Ireland, then Oregon, then Ireland again once its
   // health checks pass (3 x 10 s after 240 s) and the caches follow.

@@ -3,6 +3,8 @@
 // with a 5-10 s lag"), asserted from the series the runs record.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
@@ -71,14 +73,25 @@ TEST_F(KafkaAzLoss, HalfTheLeadersFailOverAfterTheBrokerSessionTimeout) {
   EXPECT_EQ(range(under, 601s, 960s).max, 0);
 }
 
+// The orders served in zone B from `from` to `to`: each produces one event.
+double served_in_zone_b(const Recorder& rec, Duration from, Duration to) {
+  return sum(series(rec, "service.completed", {{"service", "orders"}, {"zone", "zone-b"}}), from, to);
+}
+
 // Sends to the six partitions led in zone A fail until their leaders moved (9 s); the others never fail:
 // their ISR (1 once zone A's followers left) never fell below min.insync.replicas = 1.
 TEST_F(KafkaAzLoss, ProducesFailOnlyBetweenTheLossAndTheFailover) {
   const auto no_leader =
       series(rec(), "kafka.failed_produces", {{"topic", "order-events"}, {"zone", "zone-b"}, {"cause", "no_leader"}});
   const double gap = sum(no_leader, 360s, 369s);
-  // All 200 requests/s are served in zone B by then, half of them to partitions led in zone A.
-  EXPECT_NEAR(gap, 200 * 0.5 * 9, 200 * 0.5 * 9 * 0.1);
+  // Half of the orders served in zone B in those 9 s produce to a partition led in zone A. How many are
+  // served there is the balancer's business: orders sits behind a cloud load balancer (the default), whose
+  // zone-A targets and node take 35-94 s to leave the users' view, so in those 9 s zone B serves what enters
+  // its node (half) and goes to its own targets (half of that): about 200 x 0.25 x 9 = 450.
+  const double served = served_in_zone_b(rec(), 360s, 369s);
+  std::printf("served in zone B 360-369 s: %.0f, failed produces (no leader): %.0f\n", served, gap);
+  EXPECT_NEAR(served, 200 * 0.25 * 9, 200 * 0.25 * 9 * 0.15) << "self-consistency: the balancer's split";
+  EXPECT_NEAR(gap, 0.5 * served, 0.1 * 0.5 * served);
   EXPECT_EQ(sum(no_leader, 0s, 360s) + sum(no_leader, 369s, 960s), 0);
   for (const char* zone : {"zone-a", "zone-b"}) {
     const auto too_few = series(rec(), "kafka.failed_produces",
@@ -167,8 +180,13 @@ TEST(KafkaAzLossMinInsyncTwo, AcksAllSendsFailForTheWholeOutage) {
   const auto too_few = series(rec, "kafka.failed_produces",
                               {{"topic", "order-events"}, {"zone", "zone-b"}, {"cause", "not_enough_replicas"}});
   EXPECT_EQ(sum(too_few, 0s, 360s), 0);
-  // 200 sends/s from 369 s until zone A's replicas are back in the ISR at 600 s.
-  EXPECT_NEAR(sum(too_few, 369s, 600s), 200 * 231, 200 * 231 * 0.05);
+  // Every order served in zone B from 369 s until zone A's replicas are back in the ISR at 600 s (all 200/s
+  // once the balancer has let go of zone A, 35-94 s after the loss).
+  const double served = served_in_zone_b(rec, 369s, 600s);
+  std::printf("served in zone B 369-600 s: %.0f, failed produces (not enough replicas): %.0f\n", served,
+              sum(too_few, 369s, 600s));
+  EXPECT_GT(served, 200 * (231 - 94));
+  EXPECT_NEAR(sum(too_few, 369s, 600s), served, 0.02 * served);
   EXPECT_LT(sum(too_few, 601s, 960s), 1);
 }
 

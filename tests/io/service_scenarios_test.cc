@@ -93,9 +93,8 @@ TEST(ServiceScenario, ServiceActionsChangePodsAndRouting) {
 }
 
 TEST(ServiceScenario, AZoneFailureInTheDefaultScenarioReroutesItsRequests) {
-  // Behind its cloud load balancer (the default for issue 17's end; the oracle still is today).
-  const Scenario s =
-      load_scenario_file("scenarios/default.yaml", {"spec.topology.services[payments].discovery=loadBalancer"});
+  // Behind its cloud load balancer, the default outside Kubernetes.
+  const Scenario s = load_scenario_file("scenarios/default.yaml");
   // The outage window of north-a, from the resolved timeline.
   std::optional<ResolvedAction> outage;
   for (const ResolvedAction& a : s.resolved_timeline) {

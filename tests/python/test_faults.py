@@ -16,7 +16,9 @@ import drsim
 # success ratio is back in the window starting at 8 s. Zone c fails at 15 s
 # (its lost requests time out in window 16) and is repaired by a zone:recover
 # at 18 s. A second, smaller population without a timeout shows the
-# per-population figures.
+# per-population figures. The api opts into the oracle (callers drop a lost
+# zone's pods at once), so that the figures are the faults table's own
+# arithmetic over the client timeouts, not a detection path's.
 SCENARIO = """\
 apiVersion: drsim/v1alpha1
 kind: Scenario
@@ -30,6 +32,7 @@ spec:
         zones: [{name: a}, {name: b}, {name: c}]
     services:
       - name: api
+        discovery: oracle
         concurrency: 4
         serviceTime: {kind: constant, value: 50ms}
         replicas:
