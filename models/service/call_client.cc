@@ -169,6 +169,8 @@ std::uint32_t CallClient::new_call(std::size_t p, std::size_t slot, std::uint32_
   if (s.first_call != kNoCall) records_[s.first_call].prev = c;
   s.first_call = c;
   CallEdge& e = edges_[edge];
+  r.deadline = e.timeout ? now() + *e.timeout : kSimTimeMax;
+  if (config_.deadlines == "propagate") r.deadline = std::min(r.deadline, s.job.deadline);
   if (e.budget) e.budget->deposit(now());
   if (e.timeout) {
     r.timeout = sim_->schedule_after(
@@ -208,7 +210,9 @@ void CallClient::send_attempt(std::uint32_t c) {
     pod_pools_[r.pod].pools[e.database]->execute(querier_, token, e.queries, e.writes);
     return;
   }
-  const Job call{&caller_, token, now()};
+  Job call{&caller_, token, now()};
+  call.deadline = r.deadline;
+  if (e.retry.per_try_timeout()) call.deadline = std::min(call.deadline, now() + *e.retry.per_try_timeout());
   Service* callee = r.callee;
   const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;
   if (const auto failure = callee->submit(call, from)) answer(token, attempt_failure(*failure));

@@ -90,6 +90,9 @@ class CallClient {
     bool attempt_outstanding = false;
     EventId timeout;        // the whole call
     EventId attempt_timer;  // the attempt's timeout, or the backoff wait
+    // When the caller gives up on the call: its timeout, and with deadlines propagating the calling
+    // request's own deadline, the earlier. Every attempt carries it (gRPC's grpc-timeout).
+    SimTime deadline = kSimTimeMax;
     std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
   };
   // Per entry of config().calls: its retry policy and budget.

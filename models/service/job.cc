@@ -11,6 +11,7 @@ const char* to_string(ServeOutcome outcome) {
     case ServeOutcome::kDependencyFailed: return "dependency";
     case ServeOutcome::kGatewayError: return "gateway_error";
     case ServeOutcome::kConnectTimeout: return "connect_timeout";
+    case ServeOutcome::kDeadlineExceeded: return "deadline_exceeded";
   }
   return "unknown";
 }

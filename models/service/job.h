@@ -25,6 +25,10 @@ enum class ServeOutcome : std::uint8_t {
   // (ETIMEDOUT after its SYN retries): a dead balancer node, or a dead target
   // behind a balancer that passes connections through. The caller sees a timeout.
   kConnectTimeout,
+  // The request's deadline passed before the service was done with it, and
+  // the service honours deadlines (ServiceConfig::deadlines propagate): gRPC's
+  // DEADLINE_EXCEEDED. The caller sees a timeout.
+  kDeadlineExceeded,
 };
 const char* to_string(ServeOutcome outcome);
 
@@ -52,6 +56,10 @@ struct Job {
   // but one lost in a dead zone is not counted as traffic sent there (what
   // the `switched` figure of a fault watches for).
   bool probe = false;
+  // When the caller gives up on it (its timeout, or the deadline it was
+  // given, the earlier): a service that honours deadlines drops a queued job
+  // past it and cancels one in service at it. kSimTimeMax: none.
+  SimTime deadline = kSimTimeMax;
 };
 
 // Jobs waiting for a worker, first in first out: a ring buffer that doubles

@@ -30,6 +30,7 @@ struct WorkerSlot {
   bool occupied = false;
   bool failed = false;            // a call of the current step failed
   EventId work;                   // pending while the job's own work runs
+  EventId deadline;               // pending while a job whose deadline the service honours is in service
   std::uint32_t generation = 0;   // bumped when freed: late call answers are ignored
   std::uint32_t step = 0;         // the call step under way
   std::uint32_t outstanding = 0;  // calls of that step not answered yet

@@ -35,6 +35,7 @@ std::optional<AttemptFailure> attempt_failure(ServeOutcome outcome) {
     // A balancer's 502/504 is a 5xx to the caller; a connect that timed out is a timeout.
     case ServeOutcome::kGatewayError: return AttemptFailure::kDependency;
     case ServeOutcome::kConnectTimeout: return AttemptFailure::kTimeout;
+    case ServeOutcome::kDeadlineExceeded: return AttemptFailure::kTimeout;
   }
   return std::nullopt;
 }

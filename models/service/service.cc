@@ -31,7 +31,8 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       balancer_(config_, pods_),
       calls_(config_, pods_, *this, *this, *this),
       meter_(config_, pods_, metrics_window),
-      refuse_on_failure_(config_.zone_failure == "refuse") {
+      refuse_on_failure_(config_.zone_failure == "refuse"),
+      honours_deadlines_(config_.deadlines == "propagate") {
   for (std::size_t z = 0; z < config_.replicas.size(); ++z) {
     for (std::uint32_t i = 0; i < config_.replicas[z].replicas; ++i) add_pod(z, true);
   }
@@ -385,9 +386,21 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     return std::nullopt;
   }
   if (*delay == Duration::zero()) return deliver(*z, job);
-  const std::size_t zone = *z;
-  schedule_after(*delay, "service.request_arrives", [this, zone, job] {
-    if (const auto failure = deliver(zone, job)) respond(job, zone, *failure);
+  // The job waits in a pooled record while it crosses the network: an event's callable holds an index, not
+  // the job (it would not fit the event queue's inline slot).
+  std::uint32_t record;
+  if (free_transit_.empty()) {
+    record = static_cast<std::uint32_t>(in_transit_.size());
+    in_transit_.push_back({job, *z});
+  } else {
+    record = free_transit_.back();
+    free_transit_.pop_back();
+    in_transit_[record] = {job, *z};
+  }
+  schedule_after(*delay, "service.request_arrives", [this, record] {
+    const InTransit arrived = in_transit_[record];
+    free_transit_.push_back(record);
+    if (const auto failure = deliver(arrived.zone, arrived.job)) respond(arrived.job, arrived.zone, *failure);
   });
   return std::nullopt;
 }
@@ -428,6 +441,10 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
   if (pod.crashed) [[unlikely]] {
     return ServeOutcome::kRefused;  // nothing listens: the connection is reset
   }
+  if (honours_deadlines_ && job.deadline <= t) [[unlikely]] {
+    ++deadline_drops_;  // its caller gave up on the way: gRPC answers DEADLINE_EXCEEDED without running it
+    return ServeOutcome::kDeadlineExceeded;
+  }
   if (pod.busy < config_.concurrency) {
     begin_service(*p, job);
   } else {
@@ -444,7 +461,10 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
 }
 
 void Service::release_slot(ServicePod& pod, std::size_t slot) {
-  calls_.drop(pod.slots[slot]);
+  WorkerSlot& s = pod.slots[slot];
+  cancel(s.deadline);
+  s.deadline = EventId{};
+  calls_.drop(s);
   pods_.release_slot(pod, slot);
 }
 
@@ -461,6 +481,23 @@ void Service::begin_service(std::size_t p, Job job) {
   WorkerSlot& s = pod.slots[slot];
   s.job = job;
   s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
+  if (honours_deadlines_ && job.deadline != kSimTimeMax) {
+    s.deadline = schedule_at(job.deadline, "service.deadline", [this, p, slot] { deadline_passed(p, slot); });
+  }
+}
+
+void Service::deadline_passed(std::size_t p, std::size_t slot) {
+  ServicePod& pod = pods_.pod(p);
+  WorkerSlot& s = pod.slots[slot];
+  s.deadline = EventId{};
+  ++deadline_cancels_;
+  if (s.work.valid()) {
+    // Still running its own work: the handler returns when its context is cancelled.
+    cancel(s.work);
+    s.work = EventId{};
+    change_pod(p, [](ServicePod& stopped) { --stopped.computing; });
+  }
+  finish(p, slot, ServeOutcome::kDeadlineExceeded);  // its calls under way are dropped with the slot
 }
 
 void Service::connect_calls(const FindService& find_service, const FindDatabase& find_database) {
@@ -496,6 +533,15 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   --zone.busy;
   const SimTime t = now();
   meter_.completed(pod.zone, t, t - job.arrived);
+  // Queued jobs whose callers have given up are answered, not run, when deadlines are honoured. They are
+  // answered once the pod's state is settled: an answer may bring new work here.
+  std::vector<Job> expired;
+  while (honours_deadlines_ && !pod.queue.empty() && pod.queue.front().deadline <= t) {
+    expired.push_back(pod.queue.front());
+    pod.queue.pop_front();
+    --zone.queued;
+    ++deadline_drops_;
+  }
   if (!pod.queue.empty()) {
     const Job next = pod.queue.front();
     pod.queue.pop_front();
@@ -507,6 +553,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   update_gauges(pod.zone);
   for (const RequestDoneListener& listener : request_done_) listener(pod.zone, outcome);
   respond(job, pod.zone, outcome);
+  for (const Job& gone : expired) respond(gone, pod.zone, ServeOutcome::kDeadlineExceeded);
 }
 
 void Service::on_topology_change() {
@@ -562,7 +609,14 @@ void Service::lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at
   schedule_after(after, "service.balancer_answer", [owner, token, outcome] { owner->on_served(token, outcome); });
 }
 
-void Service::stop() { meter_.finish(now()); }
+void Service::stop() {
+  meter_.finish(now());
+  if (honours_deadlines_) {
+    const Labels labels{{"service", config_.name}};
+    recorder().kpi("service.deadline_drops", labels, static_cast<double>(deadline_drops_));
+    recorder().kpi("service.deadline_cancels", labels, static_cast<double>(deadline_cancels_));
+  }
+}
 
 std::uint64_t Service::memory_per_pod(const ServiceConfig& config) {
   return PodSet::memory_per_pod(config) + CallClient::memory_per_pod();

@@ -220,6 +220,8 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // Frees the slot and its calls.
   void release_slot(ServicePod& pod, std::size_t slot);
   void begin_service(std::size_t pod, Job job);
+  // A job in service reached its deadline (deadlines propagate): its work and calls stop, the worker is freed.
+  void deadline_passed(std::size_t pod, std::size_t slot);
   void work_done(std::size_t pod, std::size_t slot);
   void calls_over(std::size_t pod, std::size_t slot, ServeOutcome outcome) override;
   void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
@@ -243,6 +245,8 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   UsageMeter meter_;
   double slowdown_ = 1.0;
   bool refuse_on_failure_ = false;
+  bool honours_deadlines_ = false;  // deadlines: propagate
+  std::uint64_t deadline_drops_ = 0, deadline_cancels_ = 0;
   std::function<void(std::size_t)> pod_killed_;
   // Who decides what the callers see (ServicePod::listed).
   enum class EndpointView { kOracle, kKubeProxy, kLoadBalancer };
@@ -255,6 +259,13 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   bool endpoint_sync_scheduled_ = false;
   std::vector<std::size_t> unsynced_pods_;  // readiness changed since kube-proxy's last sync
   std::vector<RequestDoneListener> request_done_;
+  // Requests on their way to a zone (submit), and the records free for reuse.
+  struct InTransit {
+    Job job;
+    std::size_t zone = 0;
+  };
+  std::vector<InTransit> in_transit_;
+  std::vector<std::uint32_t> free_transit_;
 };
 
 }  // namespace drsim

@@ -26,6 +26,9 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     problems.push_back(
         {"balancing", "expected round-robin, least-outstanding or random, got \"" + balancing + "\""});
   }
+  if (deadlines != "ignore" && deadlines != "propagate") {
+    problems.push_back({"deadlines", "expected ignore or propagate, got \"" + deadlines + "\""});
+  }
   if (discovery != "auto" && discovery != "kubernetes" && discovery != "loadBalancer" && discovery != "oracle") {
     problems.push_back(
         {"discovery", "expected auto, kubernetes, loadBalancer or oracle, got \"" + discovery + "\""});

@@ -118,6 +118,7 @@ struct ServiceConfig {
   bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
   std::string discovery = "auto";          // auto | kubernetes | loadBalancer | oracle
+  std::string deadlines = "ignore";        // ignore | propagate
   std::optional<LoadBalancerConfig> load_balancer;  // discovery loadBalancer: its settings
   std::vector<CallConfig> calls;
   CpuConfig cpu;
@@ -166,6 +167,14 @@ struct ServiceConfig {
               "it or its zone dies, a shortcut for comparisons with closed forms that no real system has. auto: "
               "loadBalancer when the service has a loadBalancer block, else kubernetes in a scenario with "
               "spec.kubernetes, else loadBalancer (drsim describe and every run's events say which)."),
+        field("deadlines", &ServiceConfig::deadlines,
+              "What the service does with its callers' deadlines (a request's deadline is when its caller "
+              "gives up: the population's timeout, a call's timeout, or the deadline it was given, the "
+              "earlier). ignore (the default, as a plain HTTP service): a caller's timeout ends only the "
+              "caller's wait, and the service goes on with work nobody waits for. propagate (gRPC style): a "
+              "request still queued at its deadline is dropped when a worker comes to it, one in service is "
+              "cancelled at its deadline (its calls under way too, and the worker freed), and its calls carry "
+              "the remaining time to their callees; the caller hears DEADLINE_EXCEEDED (a timeout)."),
         field("loadBalancer", &ServiceConfig::load_balancer,
               "The cloud load balancer in front of the service, for discovery loadBalancer (default: an AWS "
               "Application Load Balancer with its documented defaults)."),

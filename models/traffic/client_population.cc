@@ -194,6 +194,8 @@ void ClientPopulation::start_attempt(std::uint32_t index) {
   slot.attempt_outstanding = true;
   slot.connected = false;
   slot.attempt_timer = EventId{};
+  slot.attempt_deadline = config_.timeout ? slot.started + *config_.timeout : kSimTimeMax;
+  if (retry_.per_try_timeout()) slot.attempt_deadline = std::min(slot.attempt_deadline, now() + *retry_.per_try_timeout());
   if (retry_.per_try_timeout()) {
     slot.attempt_timer = schedule_after(*retry_.per_try_timeout(), "clients.attempt_timeout", [this, index] {
       Slot& s = slots_[index];
@@ -289,6 +291,7 @@ void ClientPopulation::send(std::uint64_t token, std::optional<RegionIndex> regi
   }
   Job job{this, token, now()};
   job.setup_round_trips = static_cast<std::uint8_t>(handshake_round_trips);
+  job.deadline = slots_[static_cast<std::uint32_t>(token)].attempt_deadline;
   if (const auto failure = target_.submit(job, zone_, region, affinity_zone_)) on_served(token, *failure);
 }
 

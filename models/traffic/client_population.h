@@ -144,6 +144,9 @@ class ClientPopulation : public Component, public JobOwner {
     std::uint32_t attempt = 0;         // 1 for the first
     std::uint32_t dns_client = 0;      // with routing.dns: the client the attempt came from
     SimTime started{};
+    // When the client gives up on the attempt (the request's timeout, or the attempt's per-try timeout, the
+    // earlier): the deadline the attempt carries to the service.
+    SimTime attempt_deadline = kSimTimeMax;
     EventId timeout;        // the whole request
     EventId attempt_timer;  // the attempt's timeout, or the backoff wait
     EventId dns_wait;       // the attempt waits for its client's resolver
