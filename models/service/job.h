@@ -21,9 +21,11 @@ enum class ServeOutcome : std::uint8_t {
   // the connection) or 504 (no connection within its connect timeout, or no
   // answer within its idle timeout). The caller sees a 5xx, as for kDependencyFailed.
   kGatewayError,
-  // The caller's own connection attempt got no answer and its OS gave up
-  // (ETIMEDOUT after its SYN retries): a dead balancer node, or a dead target
-  // behind a balancer that passes connections through. The caller sees a timeout.
+  // The caller's kernel gave up (ETIMEDOUT): its connection attempt got no
+  // answer within its SYN retries (a dead balancer node, a dead target behind
+  // a balancer that passes connections through, a new connection into a dead
+  // zone), or its request on a kept-alive connection was never acknowledged
+  // within tcp_retries2. The caller sees a timeout.
   kConnectTimeout,
   // The request's deadline passed before the service was done with it, and
   // the service honours deadlines (ServiceConfig::deadlines propagate): gRPC's

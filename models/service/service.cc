@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/data/tcp_config.h"
 #include "models/service/service_event_kinds.h"
 #include "models/topology/network_model.h"
 #include "sim/errors.h"
@@ -382,7 +383,11 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     if (zone_down && !job.probe) meter_.arrived(*z, now());
     // Behind a balancer a live node took the connection and answers for a dead target; a path cut between
     // the caller and the balancer leaves the caller's connect unanswered.
-    if (load_balancer_) lost_behind_balancer(job.owner, job.token, zone_down, false);
+    if (load_balancer_) {
+      lost_behind_balancer(job.owner, job.token, zone_down, false);
+    } else {
+      unacknowledged(job);
+    }
     return std::nullopt;
   }
   if (*delay == Duration::zero()) return deliver(*z, job);
@@ -424,6 +429,7 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
       return std::nullopt;
     }
     if (refuse_on_failure_) return ServeOutcome::kRefused;
+    unacknowledged(job);
     return std::nullopt;
   };
   const auto p = balancer_.pick_pod(z, rng());
@@ -607,6 +613,15 @@ void Service::lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at
   }
   // Always through the queue: the caller hears after this call returns, as over a network.
   schedule_after(after, "service.balancer_answer", [owner, token, outcome] { owner->on_served(token, outcome); });
+}
+
+void Service::unacknowledged(const Job& job) {
+  const TcpConfig linux_defaults;
+  const Duration after =
+      job.setup_round_trips > 0 ? syn_give_up(linux_defaults) : retransmission_give_up(linux_defaults);
+  schedule_after(after, "service.tcp_give_up", [owner = job.owner, token = job.token] {
+    owner->on_served(token, ServeOutcome::kConnectTimeout);
+  });
 }
 
 void Service::stop() {

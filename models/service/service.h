@@ -229,6 +229,11 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // A request lost behind the load balancer: at a dead node (at_target false), at a dead target, or held by
   // a target whose zone died (held). Schedules what the caller hears, if anything ever answers.
   void lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at_target, bool held);
+  // A request swallowed on its way (a dead zone, a cut path) with no balancer to answer for it: nothing
+  // acknowledges it, so the caller's kernel gives up at last, after its SYN retries on a new connection or
+  // tcp_retries2 on one it kept alive (Linux defaults, models/data/tcp_config.h). A caller's own shorter
+  // timeout ends it first; this only bounds the wait of a caller that has none.
+  void unacknowledged(const Job& job);
   void update_gauges(std::size_t zone) { meter_.update_gauges(zone, now()); }
   // What the oracle lists: a pod that is up and ready.
   bool oracle() const { return view_ == EndpointView::kOracle; }
