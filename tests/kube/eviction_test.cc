@@ -117,7 +117,7 @@ Duration at(double s) { return Duration(static_cast<std::int64_t>(std::llround(s
 
 TEST(Eviction, ScheduleAnywayReplacementsLandInTheSurvivingZonesATolerationAfterNotReady) {
   std::vector<double> not_ready_times;
-  for (std::uint64_t seed : {1, 2}) {
+  for (std::uint64_t seed : {1, 3}) {
     const RunResult run =
         run_text(scenario(k422, api("{kind: topologySpread, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway}"), seed));
     const Recorder& rec = run.simulation->recorder();
@@ -141,11 +141,13 @@ TEST(Eviction, ScheduleAnywayReplacementsLandInTheSurvivingZonesATolerationAfter
     EXPECT_EQ(range(series(rec, "deployment.zone_ready", zone("a")), at(kBack), 900s).max, 0);
     EXPECT_EQ(range(series(rec, "deployment.ready", kApi), at(evicted.t + 10), 900s).min, 8);
   }
-  // The leases' phase comes from the seed: NotReady, and the eviction with it, at a look in (100, 120] s.
+  // The leases' phase comes from the seed: NotReady, and the eviction with it, at a look in (100, 120] s;
+  // seeds 1 and 3 put it on different looks, so the eviction time above follows NotReady, not a constant.
   for (double t : not_ready_times) {
     EXPECT_GT(t, 100);
     EXPECT_LE(t, 120);
   }
+  EXPECT_NE(not_ready_times[0], not_ready_times[1]);
 }
 
 TEST(Eviction, DoNotScheduleCapsTheHealthyZonesAtMaxSkewAboveTheLostZonesZero) {
@@ -267,7 +269,7 @@ TEST(Eviction, AWorkloadsOwnTolerationSetsItsEvictionTime) {
       R"(      - service: batch
         policy: {kind: topologySpread, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway}
 )";
-  for (std::uint64_t seed : {1, 2}) {
+  for (std::uint64_t seed : {1, 3}) {
     const RunResult run = run_text(scenario(k422, kube, seed, extra));
     const Recorder& rec = run.simulation->recorder();
     const double not_ready = event(rec, "node.not_ready").t;
