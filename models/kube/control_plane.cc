@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
+#include "models/kube/eviction_placement.h"
 #include "models/kube/kube_event_kinds.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
@@ -24,7 +27,8 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
       config_(std::move(config)),
       domains_(domains),
       services_(std::move(services)),
-      metrics_window_(metrics_window) {
+      metrics_window_(metrics_window),
+      unmanaged_startup_(startup_of(KubeDeploymentConfig{})) {
   if (!config_.node_pools.empty()) {
     std::vector<NodePool> pools;
     for (const NodePoolConfig& p : config_.node_pools) {
@@ -78,6 +82,7 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
                                      [s](const Deployment& d) { return d.service == s; });
     if (!managed) unmanaged_.push_back(s);
   }
+  unmanaged_waiting_.assign(unmanaged_.size(), 0);
 }
 
 // ---- lookups -------------------------------------------------------------------
@@ -458,18 +463,21 @@ bool KubeControlPlane::try_bind(std::size_t p) {
   // The app answers after its startup time; the kubelet probes from
   // initialDelaySeconds on, every periodSeconds: Ready at the first probe
   // that finds it up (and successThreshold - 1 more).
-  const ReadinessProbeConfig& probe = d.config.readiness_probe;
   const SimTime app_up = now() + d.startup.sample(rng());
+  pod.ready_event =
+      schedule_at(ready_at(app_up, d.config.readiness_probe), "kubernetes.pod_ready", [this, p] { became_ready(p); });
+  return true;
+}
+
+SimTime KubeControlPlane::ready_at(SimTime app_up, const ReadinessProbeConfig& probe) const {
   const SimTime first_probe = now() + std::chrono::seconds(probe.initial_delay_seconds);
   const Duration period = std::chrono::seconds(probe.period_seconds);
-  SimTime ready_at = first_probe;
+  SimTime ready = first_probe;
   if (app_up > first_probe) {
     const std::int64_t k = ((app_up - first_probe).count() + period.count() - 1) / period.count();
-    ready_at = first_probe + k * period;
+    ready = first_probe + k * period;
   }
-  ready_at += (probe.success_threshold - 1) * period;
-  pod.ready_event = schedule_at(ready_at, "kubernetes.pod_ready", [this, p] { became_ready(p); });
-  return true;
+  return ready + (probe.success_threshold - 1) * period;
 }
 
 void KubeControlPlane::set_ready(Pod& pod, bool ready) {
@@ -557,13 +565,22 @@ void KubeControlPlane::on_topology_change() {
       cancel(w.ready_event);
       const SimTime not_ready = not_ready_time(z, now());
       w.unready_event = schedule_at(not_ready, "kubernetes.node_not_ready", [this, z] { mark_zone_unready(z); });
-      // The unreachable taint goes on with NotReady; tolerationSeconds count from it.
-      w.evict_event = schedule_at(not_ready + config_.node_lifecycle.toleration, "kubernetes.evict",
-                                  [this, z] { evict_zone(z); });
+      // The unreachable taint goes on with NotReady; tolerationSeconds count from it. One eviction per
+      // distinct toleration, the cluster's default first (the pods of services without a deployment use it).
+      std::vector<Duration> tolerations{config_.node_lifecycle.toleration};
+      for (const Deployment& d : deployments_) {
+        const Duration t = toleration_of(d);
+        if (std::find(tolerations.begin(), tolerations.end(), t) == tolerations.end()) tolerations.push_back(t);
+      }
+      w.evict_events.clear();
+      for (const Duration t : tolerations) {
+        w.evict_events.push_back(schedule_at(not_ready + t, "kubernetes.evict", [this, z, t] { evict_zone(z, t); }));
+      }
       continue;
     }
     cancel(w.unready_event);
-    cancel(w.evict_event);
+    for (EventId& e : w.evict_events) cancel(e);
+    w.evict_events.clear();
     // The pods of services without a deployment pass their next readiness probe.
     const Duration default_probe = std::chrono::seconds(ReadinessProbeConfig{}.period_seconds);
     w.ready_event = schedule_after(default_probe, "kubernetes.pods_ready", [this, z] { set_unmanaged_ready(z, true); });
@@ -572,11 +589,12 @@ void KubeControlPlane::on_topology_change() {
       const Duration period = std::chrono::seconds(d.config.readiness_probe.period_seconds);
       for (std::size_t p : d.pods) {
         Pod& pod = pods_[p];
-        if (!pod.bound || pod.ready || d.zone_topology[pod.zone] != z) continue;
+        if (!pod.bound || pod.ready || pod.terminating || d.zone_topology[pod.zone] != z) continue;
         cancel(pod.ready_event);
         pod.ready_event = schedule_after(period, "kubernetes.pod_ready", [this, p] { became_ready(p); });
       }
     }
+    zone_back(z);
     schedule_pending();
   }
 }
@@ -606,25 +624,166 @@ void KubeControlPlane::set_unmanaged_ready(ZoneIndex z, bool ready) {
     const auto zone = s->find_zone(name);
     if (!zone) continue;
     for (std::size_t p = 0; p < s->pod_total(); ++p) {
-      if (s->pod_present(p) && s->pod_zone(p) == *zone) s->set_pod_ready(p, ready);
+      if (!s->pod_present(p) || s->pod_zone(p) != *zone) continue;
+      // A replacement still starting is ready at its own first probe.
+      if (ready && std::find(unmanaged_starting_.begin(), unmanaged_starting_.end(), std::pair{s, p}) !=
+                       unmanaged_starting_.end()) {
+        continue;
+      }
+      s->set_pod_ready(p, ready);
     }
   }
 }
 
-void KubeControlPlane::evict_zone(ZoneIndex z) {
+Duration KubeControlPlane::toleration_of(const Deployment& d) const {
+  return d.config.toleration.value_or(config_.node_lifecycle.toleration);
+}
+
+namespace {
+
+// "2 in zone-b, 1 in zone-c": where the replicas added to each zone went.
+std::string where_added(const std::vector<std::string>& zones, const std::vector<std::uint32_t>& before,
+                        const std::vector<std::uint32_t>& after) {
+  std::string out;
+  for (std::size_t z = 0; z < zones.size(); ++z) {
+    if (after[z] <= before[z]) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(after[z] - before[z]) + " in " + zones[z];
+  }
+  return out;
+}
+
+}  // namespace
+
+void KubeControlPlane::evict_zone(ZoneIndex z, Duration toleration) {
+  for (std::size_t di = 0; di < deployments_.size(); ++di) {
+    if (toleration_of(deployments_[di]) == toleration) evict_deployment(di, z);
+  }
+  if (toleration == config_.node_lifecycle.toleration) evict_unmanaged(z);
+}
+
+void KubeControlPlane::evict_deployment(std::size_t di, ZoneIndex z) {
+  Deployment& d = deployments_[di];
+  std::vector<std::size_t> evicted;
+  for (std::size_t p : d.pods) {
+    const Pod& pod = pods_[p];
+    if (pod.bound && !pod.terminating && d.zone_topology[pod.zone] == z) evicted.push_back(p);
+  }
+  if (evicted.empty()) return;
+  const std::uint32_t lost = pods_[evicted.front()].zone;
+  const std::string& name = d.zone_names[lost];
+  const std::string head = d.config.service + ": " + std::to_string(evicted.size()) + " pods of zone " + name +
+                           " evicted after the unreachable toleration (" + format_seconds(toleration_of(d)) + " s)";
+  if (d.config.stateful_set()) {
+    // Marked for deletion, but the kubelet that would confirm it is unreachable: the pods stay Terminating,
+    // and the StatefulSet creates no pod with their identity until they are gone.
+    for (std::size_t p : evicted) pods_[p].terminating = true;
+    log_event(event_kinds::pod::kEvicted, head +
+                                              "; a StatefulSet replaces a pod only once it is gone: they stay "
+                                              "Terminating, unreplaced, until zone " +
+                                              name + " is back");
+    update_gauges(di);
+    return;
+  }
+  // A ReplicaSet does not count a pod marked for deletion: its replacement is created at once.
+  for (std::size_t p : evicted) delete_pod(p);
+  const std::vector<std::uint32_t> before = d.targets;
+  const EvictionPlacement placed =
+      place_evicted(d.policy, zone_states(d), lost, static_cast<std::uint32_t>(d.replicas));
+  std::vector<std::uint32_t> after(before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) after[i] = placed.split.targets[i].replicas;
+  std::string where = where_added(d.zone_names, before, after);
+  where = where.empty() ? "" : "; replacements " + where;
+  if (placed.kept > 0) {
+    where += "; " + std::to_string(placed.kept) + " recreated in zone " + name + ", Pending until it is back (" +
+             placed.why_kept + ")";
+  }
+  log_event(event_kinds::pod::kEvicted, head + where);
+  // An unchanged assignment (pinned, or nothing could move) keeps the deployment's unplaced replicas and
+  // their reason as they were.
+  if (after != before) apply_split(d, placed.split);
+  reconcile(di);
+}
+
+void KubeControlPlane::evict_unmanaged(ZoneIndex z) {
   const std::string& name = domains_->topology().zone_name(z);
+  for (std::size_t si = 0; si < unmanaged_.size(); ++si) {
+    Service* s = unmanaged_[si];
+    const auto zone = s->find_zone(name);
+    if (!zone) continue;
+    std::uint32_t evicted = 0;
+    for (std::size_t p = 0; p < s->pod_total(); ++p) {
+      if (!s->pod_present(p) || s->pod_terminating(p) || s->pod_zone(p) != *zone) continue;
+      s->remove_pod(p);
+      ++evicted;
+    }
+    if (evicted == 0) continue;
+    std::vector<std::uint32_t> before(s->zone_count());
+    for (std::size_t i = 0; i < before.size(); ++i) before[i] = s->pods(i);
+    replace_unmanaged(si, evicted);
+    std::vector<std::string> zones(s->zone_count());
+    std::vector<std::uint32_t> after(s->zone_count());
+    for (std::size_t i = 0; i < zones.size(); ++i) {
+      zones[i] = s->zone_name(i);
+      after[i] = s->pods(i);
+    }
+    const std::string where = where_added(zones, before, after);
+    log_event(event_kinds::pod::kEvicted,
+              s->config().name + ": " + std::to_string(evicted) + " pods of zone " + name +
+                  " evicted after the unreachable toleration (" + format_seconds(config_.node_lifecycle.toleration) +
+                  " s); no deployment describes their ReplicaSet: replacements spread evenly over its zones that "
+                  "are up" +
+                  (where.empty() ? "" : ", " + where) +
+                  (unmanaged_waiting_[si] > 0
+                       ? "; " + std::to_string(unmanaged_waiting_[si]) + " wait for one of its zones to be back"
+                       : ""));
+  }
+}
+
+void KubeControlPlane::replace_unmanaged(std::size_t si, std::uint32_t count) {
+  Service* s = unmanaged_[si];
+  const KubeDeploymentConfig defaults;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    // The default scheduler's soft zone spreading: the zone (up) with the fewest of the service's pods, the
+    // first in the service's order on a tie.
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < s->zone_count(); ++i) {
+      if (!zone_up(s->zone_name(i))) continue;
+      if (!best || s->pods(i) < s->pods(*best)) best = i;
+    }
+    if (!best) {
+      unmanaged_waiting_[si] += count - k;
+      return;
+    }
+    const std::size_t sp = s->start_pod(*best, false);
+    unmanaged_starting_.emplace_back(s, sp);
+    const SimTime app_up = now() + unmanaged_startup_.sample(rng());
+    schedule_at(ready_at(app_up, defaults.readiness_probe), "kubernetes.pod_ready", [this, s, sp] {
+      std::erase(unmanaged_starting_, std::pair{s, sp});
+      // Its zone may have failed meanwhile: it is then ready at its first probe after the zone is back.
+      if (s->pod_present(sp) && zone_up(s->zone_name(s->pod_zone(sp)))) s->set_pod_ready(sp, true);
+    });
+  }
+}
+
+void KubeControlPlane::zone_back(ZoneIndex z) {
   for (std::size_t di = 0; di < deployments_.size(); ++di) {
     Deployment& d = deployments_[di];
-    std::vector<std::size_t> evicted;
+    std::vector<std::size_t> gone;
     for (std::size_t p : d.pods) {
-      if (pods_[p].bound && d.zone_names[pods_[p].zone] == name) evicted.push_back(p);
+      if (pods_[p].terminating && d.zone_topology[pods_[p].zone] == z) gone.push_back(p);
     }
-    if (evicted.empty()) continue;
-    log_event(event_kinds::pod::kEvicted, d.config.service + ": " + std::to_string(evicted.size()) + " pods of zone " +
-                                              name +
-                                              " evicted after the unreachable toleration; recreated in the same zone");
-    for (std::size_t p : evicted) delete_pod(p);
-    reconcile(di);  // the targets are unchanged: the replacements go back to the zone
+    if (gone.empty()) continue;
+    log_event(event_kinds::pod::kTerminated,
+              d.config.service + ": " + std::to_string(gone.size()) + " Terminating pods of zone " +
+                  d.zone_names[pods_[gone.front()].zone] +
+                  " are gone, their kubelets back; the StatefulSet recreates them there");
+    for (std::size_t p : gone) delete_pod(p);
+    // The targets are unchanged: a StatefulSet's pod keeps its identity (and, usually, a volume of its zone).
+    reconcile(di);
+  }
+  for (std::size_t si = 0; si < unmanaged_.size(); ++si) {
+    const std::uint32_t waiting = std::exchange(unmanaged_waiting_[si], 0);
+    if (waiting > 0) replace_unmanaged(si, waiting);
   }
 }
 
@@ -669,6 +828,7 @@ HpaSyncInput KubeControlPlane::hpa_input(const Deployment& d, std::optional<std:
     PodInfo info;
     info.name = pod.name;
     info.phase = pod.bound ? PodPhase::kRunning : PodPhase::kPending;
+    info.deleting = pod.terminating;  // the HPA ignores a pod marked for deletion
     info.ready = PodReadyCondition{pod.ready ? ConditionStatus::kTrue : ConditionStatus::kFalse, pod.ready_transition};
     if (pod.bound) info.start_time = pod.start_time;
     info.containers.push_back(

@@ -14,10 +14,15 @@
 //                             first readiness probe after that
 //   node lifecycle            a failed zone's nodes go NotReady after the
 //                             monitor grace period (their pods unready) and
-//                             their pods are evicted after the toleration;
-//                             the ReplicaSet recreates them in the same zone,
-//                             where they pend until it recovers or the policy
-//                             changes
+//                             their pods are evicted after the toleration
+//                             (the cluster's, or the deployment's own); a
+//                             ReplicaSet replaces them at once where the
+//                             policy lets the scheduler put them
+//                             (eviction_placement.h), a StatefulSet only
+//                             once the zone is back and they are gone; the
+//                             pods of services without a deployment are
+//                             replaced evenly over their other zones that
+//                             are up
 //   metrics-server            each running pod's cumulative CPU read every
 //                             resolution; the rate between two readings is
 //                             its sample; a failed zone's pods have none
@@ -42,14 +47,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/kube/hpa_controller.h"
 #include "models/kube/kube_config.h"
 #include "models/kube/node_placement.h"
+#include "models/load/service_time.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/service.h"
-#include "models/load/service_time.h"
 #include "models/topology/failure_domains.h"
 #include "sim/component.h"
 
@@ -105,6 +111,9 @@ class KubeControlPlane : public Component {
     std::size_t service_pod = 0;  // valid once bound
     SimTime start_time{};
     bool ready = false;
+    // Marked for deletion on an unreachable node: a StatefulSet's evicted pod, which stays Terminating (and
+    // unreplaced) until its kubelet is back to confirm it is gone.
+    bool terminating = false;
     SimTime ready_transition{};
     EventId ready_event;
     EventId probe_failed_event;  // the failureThreshold-th failed probe after a crash
@@ -154,7 +163,8 @@ class KubeControlPlane : public Component {
   };
   struct ZoneWatch {
     bool down = false;
-    EventId unready_event, evict_event, ready_event;
+    EventId unready_event, ready_event;
+    std::vector<EventId> evict_events;  // one per distinct toleration
   };
 
   Deployment& deployment(std::string_view service);
@@ -172,6 +182,9 @@ class KubeControlPlane : public Component {
   // The ReplicaSet controller: pods per zone towards the targets.
   void reconcile(std::size_t d);
   void create_pod(std::size_t d, std::uint32_t zone);
+  // When a pod bound now, whose app answers at app_up, passes its first readiness probe (and successThreshold
+  // - 1 more).
+  SimTime ready_at(SimTime app_up, const ReadinessProbeConfig& probe) const;
   void delete_pod(std::size_t pod);
   // The pods in the order the ReplicaSet deletes them: unbound, then
   // unready, then the newest.
@@ -194,7 +207,19 @@ class KubeControlPlane : public Component {
   // The pods of the services without a deployment in the zone: unready with
   // their node, ready again at their first probe after it is back.
   void set_unmanaged_ready(ZoneIndex zone, bool ready);
-  void evict_zone(ZoneIndex zone);
+  // The pods' tolerationSeconds for the unreachable taint.
+  Duration toleration_of(const Deployment& d) const;
+  // Taint-based eviction of the zone's pods whose toleration is `toleration`: the deployments' (each
+  // controller's rule) and, with the cluster's default toleration, the services' without a deployment.
+  void evict_zone(ZoneIndex zone, Duration toleration);
+  void evict_deployment(std::size_t d, ZoneIndex zone);
+  void evict_unmanaged(ZoneIndex zone);
+  // Starts `count` replacement pods of the unmanaged service, one at a time in its zone that is up with the
+  // fewest pods; those no zone can take wait for one to come back.
+  void replace_unmanaged(std::size_t service, std::uint32_t count);
+  // The zone is back: its kubelets confirm that the pods marked for deletion are gone (StatefulSets then
+  // replace them), and unmanaged replacements that had no zone to go to start.
+  void zone_back(ZoneIndex zone);
 
   void scrape();
   void sync_hpas();
@@ -213,6 +238,9 @@ class KubeControlPlane : public Component {
   std::vector<ZoneWatch> zone_watch_;  // per topology zone
   std::vector<Duration> lease_phase_;  // per topology zone: when its kubelets renew, modulo the interval
   std::vector<Service*> unmanaged_;    // services without a deployment: their pods still live on the nodes
+  std::vector<std::uint32_t> unmanaged_waiting_;  // per unmanaged service: replacements no zone could take yet
+  ServiceTimeDistribution unmanaged_startup_;     // theirs: the deployment defaults (constant 20 s)
+  std::vector<std::pair<Service*, std::size_t>> unmanaged_starting_;  // replacements not yet ready
   std::optional<ServiceTimeDistribution> provisioning_;
   std::vector<std::uint32_t> nodes_coming_;  // per node pool: ordered, not yet Ready
   std::optional<WindowedMetrics> metrics_;

@@ -58,6 +58,9 @@ std::vector<ConfigProblem> KubernetesConfig::validate() const {
     const KubeDeploymentConfig& d = deployments[i];
     const std::string at = indexed("deployments", i);
     check_unique(out, services, at + ".service", d.service, "service");
+    if (d.kind != "Deployment" && d.kind != "StatefulSet") {
+      out.push_back({at + ".kind", "expected Deployment or StatefulSet, got \"" + d.kind + "\""});
+    }
     nest(out, at + ".policy", d.policy.validate());
     if (d.startup) nest(out, at + ".startup", d.startup->validate());
     if (d.rolling_update.max_surge.value == 0 && d.rolling_update.max_unavailable.value == 0) {

@@ -90,6 +90,10 @@ struct RollingUpdateConfig {
 
 struct KubeDeploymentConfig {
   std::string service;
+  // The controller behind the pods, for what it does with an evicted pod: a
+  // Deployment's ReplicaSet replaces it once it is marked for deletion, a
+  // StatefulSet only once it is gone (docs/kubernetes.md).
+  std::string kind = "Deployment";  // Deployment | StatefulSet
   DeploymentPolicyConfig policy;
   ByteSize memory{std::int64_t{256} * 1024 * 1024};  // requests.memory of a pod
   // Container start: image pull and the app's own start. Optional rather
@@ -98,7 +102,11 @@ struct KubeDeploymentConfig {
   std::optional<ServiceTimeConfig> startup;
   ReadinessProbeConfig readiness_probe;
   RollingUpdateConfig rolling_update;
+  // The pods' tolerationSeconds for the unreachable taint; absent: the
+  // cluster's default (NodeLifecycleConfig::toleration).
+  std::optional<Duration> toleration;
 
+  bool stateful_set() const { return kind == "StatefulSet"; }
   // startup, or constant 20s.
   ServiceTimeConfig startup_or_default() const;
 
@@ -107,6 +115,10 @@ struct KubeDeploymentConfig {
     return std::tuple{
         field("service", &KubeDeploymentConfig::service,
               "The service whose pods this deployment runs; its replicas are where the run starts.", kRequired),
+        field("kind", &KubeDeploymentConfig::kind,
+              "Deployment (its ReplicaSet replaces an evicted pod as soon as the pod is marked for deletion) or "
+              "StatefulSet (a pod is replaced only once it is gone, which a lost zone's kubelet cannot confirm: "
+              "no replacement until the zone is back)."),
         field("policy", &KubeDeploymentConfig::policy, "How the parent scheduler splits the replicas across zones."),
         field("memory", &KubeDeploymentConfig::memory,
               "requests.memory of a pod (its CPU request is the "
@@ -118,6 +130,10 @@ struct KubeDeploymentConfig {
         field("readinessProbe", &KubeDeploymentConfig::readiness_probe,
               "When the kubelet probes a starting pod; it is Ready at the first passing probe."),
         field("rollingUpdate", &KubeDeploymentConfig::rolling_update, "How fast a policy change moves pods."),
+        field("toleration", &KubeDeploymentConfig::toleration,
+              "tolerationSeconds of the pods' toleration for the unreachable taint: how long after their node "
+              "is NotReady they are evicted (absent: nodeLifecycle.toleration).",
+              kNonNegative),
     };
   }
 };
@@ -257,11 +273,11 @@ struct NodeLifecycleConfig {
               "Leases.",
               kPositive),
         field("leaseRenewInterval", &NodeLifecycleConfig::lease_renew_interval,
-              "How often a kubelet renews its node's Lease: a quarter of its leaseDurationSeconds (40 s).",
-              kPositive),
+              "How often a kubelet renews its node's Lease: a quarter of its leaseDurationSeconds (40 s).", kPositive),
         field("toleration", &NodeLifecycleConfig::toleration,
-              "tolerationSeconds of the unreachable taint: pods of a NotReady node are evicted (and recreated "
-              "by their deployment) after it.",
+              "tolerationSeconds of the unreachable taint for pods that set none (the DefaultTolerationSeconds "
+              "admission plugin's 300 s): pods of a NotReady node are evicted after it and replaced where the "
+              "scheduler can put them (docs/kubernetes.md); a deployment's toleration overrides it.",
               kNonNegative),
     };
   }

@@ -21,8 +21,13 @@ inline constexpr EventKind kRestart{"deployment.restart",
 namespace pod {
 inline constexpr EventKind kPending{"pod.pending", "Pods of a zone cannot be scheduled (kube-scheduler's message)."};
 inline constexpr EventKind kCrashed{"pod.crashed", "A pod's container was killed; it restarts after its back-off."};
-inline constexpr EventKind kEvicted{"pod.evicted",
-                                    "Pods of an unreachable zone were evicted after the toleration and recreated."};
+inline constexpr EventKind kEvicted{
+    "pod.evicted",
+    "Pods of an unreachable zone were evicted after the toleration; the detail says where their replacements went, "
+    "which stay Pending in the zone and why, or that a StatefulSet waits."};
+inline constexpr EventKind kTerminated{
+    "pod.terminated",
+    "A zone is back and its kubelets confirm that its evicted pods are gone: a StatefulSet recreates them only then."};
 }  // namespace pod
 
 namespace node {
@@ -46,10 +51,10 @@ inline constexpr EventKind kKubeEventKinds[] = {
     deployment::kUnplaced, deployment::kCompensation,
     deployment::kPolicy,   deployment::kRestart,
     pod::kPending,         pod::kCrashed,
-    pod::kEvicted,         node::kNotReady,
-    node::kScaleUp,        node::kAdded,
-    node::kScaleUpShort,   hpa::kRescale,
-    hpa::kCompensation,
+    pod::kEvicted,         pod::kTerminated,
+    node::kNotReady,       node::kScaleUp,
+    node::kAdded,          node::kScaleUpShort,
+    hpa::kRescale,         hpa::kCompensation,
 };
 
 }  // namespace drsim::event_kinds

@@ -4,7 +4,9 @@
 // zone, it computes how many replicas each zone holds; child clusters then
 // place the pods on nodes (node_placement.h). The computation runs only when
 // the replica total or the policy changes, which is why recreating a failed
-// zone's pod keeps it in that zone.
+// zone's pod keeps it in that zone under the policies that name their zones
+// (equal; spread over listed zones without extend); the others place an
+// evicted zone's replacements by their scale-out rule (eviction_placement.h).
 //
 // Policy kinds:
 //   spread         - zones allowed (empty: any), at least minZones zones, no

@@ -24,6 +24,7 @@ TEST(LoggedEventKinds, EveryKindARunLogsIsInTheCatalog) {
            "scenarios/three_region_database_failover.yaml",  // database
            "scenarios/az_failure_hpa_trap.yaml",             // pod, node
            "scenarios/appfabric_az_failure.yaml",            // deployment, hpa
+           "scenarios/az_failure_eviction.yaml",             // pod.evicted, pod.terminated
            "scenarios/load_balancer_zone_loss.yaml",         // lb
        }) {
     const RunResult run = run_scenario(load_scenario_file(file));

@@ -244,6 +244,9 @@ const BadCase kBadCases[] = {
      "tests/data/scenarios/bad/kube_service_scale_managed.yaml:24:15: spec.timeline[0].action: service "
      "\"payments\" is run by a deployment: scale it with deployment:scale (service:scale would fight its "
      "ReplicaSet)"},
+    {"kube_deployment_unknown_kind",
+     "tests/data/scenarios/bad/kube_deployment_unknown_kind.yaml:22:15: spec.kubernetes.deployments[0].kind: "
+     "expected Deployment or StatefulSet, got \"DaemonSet\""},
     {"kube_cpu_too_fine",
      "tests/data/scenarios/bad/kube_cpu_too_fine.yaml:14:24: spec.topology.services[0].cpu.request: expected a whole "
      "number of millicores (Kubernetes' finest CPU unit), got \"0.5m\""},
