@@ -169,5 +169,55 @@ TEST(Deadlines, ACallCarriesTheEarlierOfItsTimeoutAndTheCallersDeadline) {
   EXPECT_NEAR(api, 0.03 * (120 - 0.15) / 120, 0.0005);  // 10 x 0.3 s of 100 workers, filling up over 0.3 s
 }
 
+// Requests with different deadlines in one queue: a patient request in service (1.5 s, users wait 60 s) keeps
+// the hasty ones (users wait 0.4 s) queued past their deadlines, so they are answered without running when
+// the worker frees up, not cancelled. Patient users arrive every 2 s from 2 s, hasty ones every second from
+// 1 s: in each 2 s period the hasty request sent at an odd second is queued behind the patient one (busy
+// until 1.5 s into the period, or 1.9 s when the hasty one of the even second went first and was cancelled
+// at its 0.4 s) and dropped; the one sent with the patient one is dropped or cancelled.
+TEST(Deadlines, AQueuedRequestPastItsDeadlineIsAnsweredWithoutRunning) {
+  const RunResult run = run_text(R"(apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata:
+  name: mixed-deadlines
+spec:
+  duration: 60s
+  seed: 1
+  topology:
+    regions:
+      - name: r
+        zones: [{name: a}]
+    services:
+      - name: api
+        discovery: oracle
+        deadlines: propagate
+        concurrency: 1
+        serviceTime: {kind: constant, value: 1500ms}
+        replicas: [{zone: a, replicas: 1}]
+  load:
+    - name: patient
+      service: api
+      arrivals: deterministic
+      load: {kind: constant, rate: 0.5rps}
+      timeout: 60s
+    - name: hasty
+      service: api
+      arrivals: deterministic
+      load: {kind: constant, rate: 1rps}
+      timeout: 400ms
+)");
+  const Recorder& rec = run.recorder();
+  const double drops = kpi(rec, "service.deadline_drops", {{"service", "api"}});
+  const double cancels = kpi(rec, "service.deadline_cancels", {{"service", "api"}});
+  const double hasty = kpi(rec, "client.offered", {{"population", "hasty"}});
+  std::printf("hasty offered %.0f: dropped %.0f, cancelled %.0f; patient served %.0f of %.0f\n", hasty, drops,
+              cancels, kpi(rec, "client.succeeded", {{"population", "patient"}}),
+              kpi(rec, "client.offered", {{"population", "patient"}}));
+  EXPECT_EQ(kpi(rec, "client.succeeded", {{"population", "hasty"}}), 0);
+  EXPECT_GE(drops, 29) << "at least the odd second's request of each of the 29 full periods";
+  EXPECT_NEAR(drops + cancels, hasty, 1) << "every hasty request given up on (the last may still be queued)";
+  EXPECT_GE(kpi(rec, "client.succeeded", {{"population", "patient"}}), 29);
+}
+
 }  // namespace
 }  // namespace drsim
