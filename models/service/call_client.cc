@@ -11,7 +11,12 @@ namespace drsim {
 
 CallClient::CallClient(const ServiceConfig& config, PodSet& pods, Owner& owner, JobOwner& caller,
                        QueryClient& querier)
-    : config_(config), pods_(pods), owner_(owner), caller_(caller), querier_(querier) {}
+    : config_(config),
+      propagate_deadlines_(config.deadlines == "propagate"),
+      pods_(pods),
+      owner_(owner),
+      caller_(caller),
+      querier_(querier) {}
 
 SimTime CallClient::now() const { return sim_->now(); }
 
@@ -170,7 +175,7 @@ std::uint32_t CallClient::new_call(std::size_t p, std::size_t slot, std::uint32_
   s.first_call = c;
   CallEdge& e = edges_[edge];
   r.deadline = e.timeout ? now() + *e.timeout : kSimTimeMax;
-  if (config_.deadlines == "propagate") r.deadline = std::min(r.deadline, s.job.deadline);
+  if (propagate_deadlines_) r.deadline = std::min(r.deadline, s.job.deadline);
   if (e.budget) e.budget->deposit(now());
   if (e.timeout) {
     r.timeout = sim_->schedule_after(

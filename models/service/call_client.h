@@ -133,6 +133,7 @@ class CallClient {
   SimTime now() const;
 
   const ServiceConfig& config_;
+  bool propagate_deadlines_;  // deadlines: propagate, settled once rather than compared per call
   PodSet& pods_;
   Owner& owner_;
   JobOwner& caller_;
