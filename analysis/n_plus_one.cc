@@ -452,7 +452,7 @@ class CaseModel {
       }
       const std::size_t c = service_index(call.service);
       const DeployedService& callee = services_[c];
-      const TrafficSplit split = zone_split(callee, from);
+      const TrafficSplit split = sidecar_split(callee, from);  // zone_split unless through sidecars
       Call routed;
       routed.count = call.count;
       for (std::size_t cz = 0; cz < split.share.size(); ++cz) {

@@ -25,6 +25,9 @@ DeployedService deploy(const ServiceConfig& service, const Topology& topology, c
   DeployedService out;
   out.config = &service;
   out.topology = &topology;
+  if (service.discovery_path(scenario_has_kubernetes) == "mesh") {
+    out.sidecar_locality = service.mesh.value_or(MeshConfig{}).locality == "failover";
+  }
   if (service.discovery_path(scenario_has_kubernetes) == "loadBalancer") {
     out.regional_balancer = true;
     out.zonal_balancer = !service.load_balancer.value_or(LoadBalancerConfig{}).resolved().cross_zone;
@@ -127,6 +130,23 @@ TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> 
     if (candidate(z)) out.share[z] += by_weight * balancer_weight(callee, z) / total;
   }
   return out;
+}
+
+TrafficSplit sidecar_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone) {
+  if (!callee.sidecar_locality || !caller_zone || callee.topology == nullptr) return zone_split(callee, caller_zone);
+  const std::size_t n = callee.zones.size();
+  std::vector<bool> level(n, false);
+  if (const auto local = callee.zone_at(*caller_zone); local && callee.up_pods[*local] > 0) {
+    level[*local] = true;
+    return zone_split(callee, caller_zone, level);
+  }
+  const RegionIndex home = callee.topology->region_of(*caller_zone);
+  bool any = false;
+  for (std::size_t z = 0; z < n; ++z) {
+    level[z] = callee.regions[z] == home && callee.up_pods[z] > 0;
+    any = any || level[z];
+  }
+  return any ? zone_split(callee, caller_zone, level) : zone_split(callee, caller_zone);
 }
 
 }  // namespace drsim

@@ -45,6 +45,8 @@ struct DeployedService {
   // Behind a cloud load balancer: regional, and zonal with crossZone off.
   bool regional_balancer = false;
   bool zonal_balancer = false;
+  // Reached by service callers through sidecars with locality failover (discovery mesh).
+  bool sidecar_locality = false;
 
   std::uint32_t total_up_pods() const;
   // The service's zone in that topology zone, if it has one.
@@ -74,5 +76,10 @@ struct TrafficSplit {
 // or the regional balancers' choice behind a cloud load balancer).
 TrafficSplit zone_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone,
                      const std::vector<bool>& candidates = {});
+
+// The split of a service caller's requests through its sidecar with locality failover (Envoy's priority levels,
+// every listed pod healthy): the caller's zone while the service has up pods there, else the other zones of its
+// region that have, else every zone; by pods within the level chosen.
+TrafficSplit sidecar_split(const DeployedService& callee, std::optional<ZoneIndex> caller_zone);
 
 }  // namespace drsim

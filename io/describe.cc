@@ -128,6 +128,35 @@ std::string detection_lines(const ScenarioSpec& spec, const ActionConfig& a) {
     }
     const NodeLifecycleConfig& nl = spec.kubernetes->node_lifecycle;
     const DelayRange range = not_ready_delay_range(nl);
+    if (path == "mesh") {
+      const MeshConfig mesh = sv.mesh.value_or(MeshConfig{});
+      out += " (mesh): its callers' sidecars each find out on their own.";
+      if (mesh.locality == "failover") {
+        out += " Locality failover: a caller whose own zone still has enough healthy pods (healthy x " +
+               text_of(mesh.overprovisioning_factor) + " >= all) never sends to the lost ones.";
+      }
+      const OutlierDetectionConfig& od = mesh.outlier_detection;
+      if (od.consecutive_5xx > 0) {
+        out += " Outlier detection ejects a lost pod after " + std::to_string(od.consecutive_5xx) +
+               " failures in a row of one sidecar's requests; a failure shows no sooner than the route timeout (" +
+               (mesh.route_timeout > Duration::zero() ? format_duration(mesh.route_timeout) : std::string("none")) +
+               ") on a kept connection or the connect timeout (" + format_duration(mesh.connect_timeout) +
+               ") on a new one, and never for a call its caller gave up on first; at most " +
+               text_of(od.max_ejection_percent) + "% of the pods at once (one always).";
+      }
+      if (mesh.health_check) {
+        const MeshHealthCheckConfig& hc = *mesh.health_check;
+        out += " Active checks mark it unhealthy after more than " +
+               format_duration(hc.interval * static_cast<std::int64_t>(hc.unhealthy_threshold - 1)) + " and at most " +
+               format_duration(hc.interval * static_cast<std::int64_t>(hc.unhealthy_threshold) + hc.timeout) + " (" +
+               std::to_string(hc.unhealthy_threshold) + " failed checks, every " + format_duration(hc.interval) +
+               ", timeout " + format_duration(hc.timeout) + ").";
+      }
+      out += " Kubernetes unlists it after more than " + format_duration(range.above) + " and at most " +
+             format_duration(range.at_most + mesh.eds_debounce) + " (NotReady, then istiod's push after " +
+             format_duration(mesh.eds_debounce) + ")\n";
+      continue;
+    }
     const Duration sync = spec.kubernetes->kube_proxy.min_sync_period;
     out += " (kubernetes): its callers keep sending to the lost pods for more than " + format_duration(range.above) +
            " and at most " + format_duration(range.at_most + sync) + ": NotReady at a look (every " +

@@ -391,6 +391,11 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
                              "discovery kubernetes needs spec.kubernetes: its node lifecycle controller and "
                              "kube-proxy are the path by which callers learn of a dead pod"));
     }
+    if (service.discovery == "mesh" && !spec.kubernetes) {
+      out.push_back(where.at(p + ".discovery",
+                             "discovery mesh needs spec.kubernetes: the sidecars' endpoints are the pods Kubernetes "
+                             "lists, through its node lifecycle controller"));
+    }
     for (std::size_t j = 0; j < service.replicas.size(); ++j)
       zones.check_reference(service.replicas[j].zone, indexed(p + ".replicas", j) + ".zone", out);
   }

@@ -1,5 +1,6 @@
 #include "models/service/call_client.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,8 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
   steps_.clear();
   edges_.clear();
   database_uses_.clear();
+  meshed_.clear();
+  sidecars_.clear();
   bool previous_parallel = false;
   for (std::uint32_t edge = 0; edge < config_.calls.size(); ++edge) {
     const CallConfig& call = config_.calls[edge];
@@ -40,6 +43,11 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
     edges_.push_back(CallEdge{RetryPolicy(call.retry),
                               call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
                               call.timeout, database, call.queries, call.writes});
+    if (callee != nullptr && callee->config().discovery == "mesh") {
+      const auto known = std::find(meshed_.begin(), meshed_.end(), callee);
+      edges_.back().sidecar = static_cast<std::uint32_t>(known - meshed_.begin());
+      if (known == meshed_.end()) meshed_.push_back(callee);
+    }
     if (call.parallel) {
       if (!previous_parallel) steps_.emplace_back();
       for (std::uint32_t i = 0; i < call.count; ++i) steps_.back().push_back({callee, edge});
@@ -96,7 +104,9 @@ const ConnectionPool* CallClient::pod_pool(std::size_t pod, std::size_t database
 std::uint64_t CallClient::memory_per_pod() { return sizeof(PodPools); }
 
 void CallClient::sync_pools(std::size_t p) {
-  if (database_uses_.empty() || sim_ == nullptr) return;
+  if (sim_ == nullptr) return;
+  sync_sidecars(p);
+  if (database_uses_.empty()) return;
   const ServicePod& pod = pods_.pod(p);
   if (p >= pod_pools_.size()) pod_pools_.resize(p + 1);
   PodPools& mine = pod_pools_[p];
@@ -116,6 +126,46 @@ void CallClient::sync_pools(std::size_t p) {
     }
   }
   for (auto& pool : mine.pools) pool->start();
+}
+
+EnvoyCluster& CallClient::sidecar_of(std::size_t p, std::size_t n) {
+  const std::size_t i = p * meshed_.size() + n;
+  if (sidecars_.size() <= i) sidecars_.resize((p + 1) * meshed_.size());
+  std::unique_ptr<EnvoyCluster>& envoy = sidecars_[i];
+  if (!envoy) {
+    const ServiceZone& zone = pods_.zone(pods_.pod(p).zone);
+    Service& upstream = *meshed_[n];
+    static const MeshConfig kEnvoyDefaults;
+    const MeshConfig& settings = upstream.config().mesh ? *upstream.config().mesh : kEnvoyDefaults;
+    envoy = std::make_unique<EnvoyCluster>(settings, upstream, zone.topology_zone, zone.region, *sim_, host_, *rng_);
+  }
+  if (!envoy->running()) envoy->start();
+  return *envoy;
+}
+
+const EnvoyCluster* CallClient::sidecar(std::size_t p, std::size_t n) const {
+  const std::size_t i = p * meshed_.size() + n;
+  return i < sidecars_.size() ? sidecars_[i].get() : nullptr;
+}
+
+void CallClient::sync_sidecars(std::size_t p) {
+  if (meshed_.empty()) return;
+  const ServicePod& pod = pods_.pod(p);
+  for (std::size_t n = 0; n < meshed_.size(); ++n) {
+    if (pod.running()) {
+      sidecar_of(p, n);  // starts it: its health checks, if any, run from now on
+    } else if (const std::size_t i = p * meshed_.size() + n; i < sidecars_.size() && sidecars_[i]) {
+      sidecars_[i]->stop();
+    }
+  }
+}
+
+std::uint64_t CallClient::mesh_ejections(std::size_t n) const {
+  std::uint64_t total = 0;
+  for (std::size_t i = n; i < sidecars_.size(); i += meshed_.size()) {
+    if (sidecars_[i]) total += sidecars_[i]->ejections();
+  }
+  return total;
 }
 
 void CallClient::begin(std::size_t p, std::size_t slot) {
@@ -169,6 +219,8 @@ std::uint32_t CallClient::new_call(std::size_t p, std::size_t slot, std::uint32_
   r.attempt_outstanding = false;
   r.attempt_timer = EventId{};
   r.timeout = EventId{};
+  r.host = kNoCall;
+  r.route_timer = EventId{};
   r.prev = kNoCall;
   r.next = s.first_call;
   if (s.first_call != kNoCall) records_[s.first_call].prev = c;
@@ -204,6 +256,7 @@ void CallClient::send_attempt(std::uint32_t c) {
           CallRecord& timed_out = records_[c];
           timed_out.attempt_timer = EventId{};
           timed_out.attempt_outstanding = false;
+          end_mesh_attempt(timed_out, EnvoyCluster::Result::kAbandoned);
           ++timed_out.generation;  // its late answer is ignored; the callee still does the work
           attempt_failed(c, AttemptFailure::kTimeout);
         },
@@ -220,7 +273,66 @@ void CallClient::send_attempt(std::uint32_t c) {
   if (e.retry.per_try_timeout()) call.deadline = std::min(call.deadline, now() + *e.retry.per_try_timeout());
   Service* callee = r.callee;
   const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;
-  if (const auto failure = callee->submit(call, from)) answer(token, attempt_failure(*failure));
+  if (e.sidecar == kNoCall) {
+    if (const auto failure = callee->submit(call, from)) answer(token, attempt_failure(*failure));
+    return;
+  }
+  // Through the pod's sidecar: it picks the host, connects to it if it has no connection, and ends the
+  // request itself at its route timeout.
+  EnvoyCluster& envoy = sidecar_of(r.pod, e.sidecar);
+  const std::optional<std::size_t> host = envoy.pick();
+  if (!host) {
+    answer(token, AttemptFailure::kNoTarget);  // "no healthy upstream"
+    return;
+  }
+  r.host = static_cast<std::uint32_t>(*host);
+  call.setup_round_trips = envoy.needs_connection(*host) ? 1 : 0;
+  envoy.sent(*host);
+  const Duration route_timeout = envoy.settings().route_timeout;
+  if (route_timeout > Duration::zero()) {
+    r.route_timer = sim_->schedule_after(route_timeout, [this, c] { route_timed_out(c); },
+                                         EventTag{host_, "mesh.route_timeout"});
+  }
+  if (const auto failure = callee->submit_to_pod(call, from, *host)) served(token, *failure);
+}
+
+void CallClient::end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result) {
+  if (r.host == kNoCall) return;
+  sim_->cancel(r.route_timer);
+  r.route_timer = EventId{};
+  const std::size_t i = r.pod * meshed_.size() + edges_[r.edge].sidecar;
+  if (i < sidecars_.size() && sidecars_[i]) sidecars_[i]->ended(r.host, result);
+  r.host = kNoCall;
+}
+
+void CallClient::route_timed_out(std::uint32_t c) {
+  CallRecord& r = records_[c];
+  r.route_timer = EventId{};
+  end_mesh_attempt(r, EnvoyCluster::Result::kFailure);
+  r.attempt_outstanding = false;
+  ++r.generation;  // the host's late answer is ignored; it may still be working on it
+  sim_->cancel(r.attempt_timer);
+  r.attempt_timer = EventId{};
+  attempt_failed(c, AttemptFailure::kDependency);  // the sidecar's 504
+}
+
+void CallClient::served(std::uint64_t token, ServeOutcome outcome) {
+  std::optional<AttemptFailure> failure = attempt_failure(outcome);
+  const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
+  const bool through_sidecar = c < records_.size() && records_[c].host != kNoCall;
+  if (through_sidecar && (outcome == ServeOutcome::kRefused || outcome == ServeOutcome::kConnectTimeout)) {
+    failure = AttemptFailure::kDependency;
+  }
+  answer(token, failure);
+}
+
+Duration CallClient::unacknowledged_give_up(std::uint64_t token, bool new_connection) const {
+  const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
+  const auto generation = static_cast<std::uint32_t>(token >> 32);
+  if (new_connection && c < records_.size() && records_[c].generation == generation && records_[c].host != kNoCall) {
+    return sidecar(records_[c].pod, edges_[records_[c].edge].sidecar)->settings().connect_timeout;
+  }
+  return JobOwner::kernel_give_up(new_connection);
 }
 
 std::optional<AttemptFailure> CallClient::failure_of(const QueryResult& result) {
@@ -253,6 +365,7 @@ void CallClient::answer(std::uint64_t token, std::optional<AttemptFailure> failu
   r.attempt_outstanding = false;
   sim_->cancel(r.attempt_timer);
   r.attempt_timer = EventId{};
+  end_mesh_attempt(r, failure ? EnvoyCluster::Result::kFailure : EnvoyCluster::Result::kSuccess);
   if (!failure) {
     call_done(c, true);
     return;
@@ -287,6 +400,7 @@ void CallClient::call_done(std::uint32_t c, bool ok) {
 
 void CallClient::free_call(std::uint32_t c) {
   CallRecord& r = records_[c];
+  end_mesh_attempt(r, EnvoyCluster::Result::kAbandoned);  // an attempt under way is reset
   sim_->cancel(r.timeout);
   sim_->cancel(r.attempt_timer);
   r.timeout = EventId{};

@@ -21,6 +21,7 @@
 
 #include "models/data/connection_pool.h"
 #include "models/metrics/windowed_metrics.h"
+#include "models/service/envoy_cluster.h"
 #include "models/service/job.h"
 #include "models/service/pod_set.h"
 #include "models/service/retry_budget.h"
@@ -66,13 +67,25 @@ class CallClient {
   void begin(std::size_t pod, std::size_t slot);
   // The answer to an attempt: nullopt for a success.
   void answer(std::uint64_t token, std::optional<AttemptFailure> failure);
+  // A callee's answer to an attempt. Through a sidecar, a refused or timed-out connection is the sidecar's
+  // 503 to the caller (a dependency failure); otherwise as attempt_failure(outcome).
+  void served(std::uint64_t token, ServeOutcome outcome);
+  // How long the attempt, lost on its way, waits before its connection gives up: a sidecar opening a
+  // connection gives up after its connectTimeout, anything else when the kernel does.
+  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const;
+  // Ejections by the pods' sidecars so far towards the n-th meshed service the calls name (meshed_callees()).
+  std::uint64_t mesh_ejections(std::size_t n) const;
+  const std::vector<Service*>& meshed_callees() const { return meshed_; }
+  // The pod's sidecar towards the n-th meshed callee; null before it first ran.
+  const EnvoyCluster* sidecar(std::size_t pod, std::size_t n) const;
   // Ends the slot's calls under way (the slot is being freed).
   void drop(WorkerSlot& slot);
   // How a database query's result counts for the call's retry policy.
   static std::optional<AttemptFailure> failure_of(const QueryResult& result);
 
   // Opens the pod's pools while it runs (zone up, present, not crashed) and
-  // closes them when it stops; creates them on first need.
+  // closes them when it stops; creates them on first need. Its sidecars run
+  // while the pod runs (a crashed application container leaves its sidecar up).
   void sync_pools(std::size_t pod);
   // A pod's pool towards the n-th database the calls name (in order of
   // first mention); null while the pod is not running.
@@ -93,6 +106,9 @@ class CallClient {
     // When the caller gives up on the call: its timeout, and with deadlines propagating the calling
     // request's own deadline, the earlier. Every attempt carries it (gRPC's grpc-timeout).
     SimTime deadline = kSimTimeMax;
+    // Through a sidecar: the host it picked for the attempt under way, and its route timeout.
+    std::uint32_t host = kNoCall;
+    EventId route_timer;
     std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
   };
   // Per entry of config().calls: its retry policy and budget.
@@ -103,6 +119,7 @@ class CallClient {
     std::uint32_t database = kNoCall;  // database calls: index in database_uses_
     std::uint32_t queries = 1;
     std::uint32_t writes = 0;
+    std::uint32_t sidecar = kNoCall;  // calls to a meshed service: index in meshed_
   };
   // A database the calls name: the pods' pool settings towards it, and its
   // endpoint from each of the service's zones.
@@ -130,6 +147,13 @@ class CallClient {
   // The call is over: it succeeded or it failed for good.
   void call_done(std::uint32_t call, bool ok);
   void free_call(std::uint32_t call);
+  // The pod's sidecar towards meshed_[n], created and started on first need.
+  EnvoyCluster& sidecar_of(std::size_t pod, std::size_t n);
+  void sync_sidecars(std::size_t pod);
+  // The attempt's host hears how it ended; its route timer stops.
+  void end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result);
+  // The sidecar's route timeout fired before the host answered: 504.
+  void route_timed_out(std::uint32_t call);
   SimTime now() const;
 
   const ServiceConfig& config_;
@@ -147,6 +171,8 @@ class CallClient {
   std::vector<CallRecord> records_;
   std::uint32_t free_record_ = kNoCall;
   std::vector<PodPools> pod_pools_;  // by pod id, grown as pods first run
+  std::vector<Service*> meshed_;     // the meshed services the calls name, in order of first mention
+  std::vector<std::unique_ptr<EnvoyCluster>> sidecars_;  // [pod * meshed_.size() + n], created as pods first run
 };
 
 }  // namespace drsim

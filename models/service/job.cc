@@ -1,5 +1,7 @@
 #include "models/service/job.h"
 
+#include "models/data/tcp_config.h"
+
 namespace drsim {
 
 const char* to_string(ServeOutcome outcome) {
@@ -14,6 +16,15 @@ const char* to_string(ServeOutcome outcome) {
     case ServeOutcome::kDeadlineExceeded: return "deadline_exceeded";
   }
   return "unknown";
+}
+
+Duration JobOwner::unacknowledged_give_up(std::uint64_t /*token*/, bool new_connection) const {
+  return kernel_give_up(new_connection);
+}
+
+Duration JobOwner::kernel_give_up(bool new_connection) {
+  const TcpConfig linux_defaults;
+  return new_connection ? syn_give_up(linux_defaults) : retransmission_give_up(linux_defaults);
 }
 
 void JobQueue::grow() {

@@ -37,6 +37,15 @@ const char* to_string(ServeOutcome outcome);
 class JobOwner {
  public:
   virtual void on_served(std::uint64_t token, ServeOutcome outcome) = 0;
+  // How long the caller's side of a request that nothing will ever
+  // acknowledge (swallowed by a dead zone or a cut path) tries before its
+  // connection gives up, and the service answers kConnectTimeout for it;
+  // new_connection: the request was opening one. By default the Linux
+  // kernel's: SYN retries (127 s) or tcp_retries2 (924.6 s)
+  // (models/data/tcp_config.h). A caller's own shorter timeout ends it first.
+  virtual Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const;
+  // The Linux kernel's give-up, the default above.
+  static Duration kernel_give_up(bool new_connection);
 
  protected:
   ~JobOwner() = default;

@@ -49,6 +49,7 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   bool listed = up && ready;
   if (!oracle()) listed = ready && !attached();
   const std::size_t p = pods_.add(z, ready, up, listed, clock_ns());
+  ++endpoints_version_;
   if (view_ == EndpointView::kKubeProxy && ready && !listed) queue_endpoint_sync(p);
   if (meter_.records_pod_series() && attached()) meter_.declare_pod_series(pods_.pod(p));
   calls_.sync_pools(p);
@@ -58,6 +59,7 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
 
 void Service::retire_pod(std::size_t p) {
   const auto position = pods_.retire(p, clock_ns());
+  ++endpoints_version_;
   calls_.sync_pools(p);
   if (position) balancer_.forget(pods_.pod(p).zone, *position);
 }
@@ -109,13 +111,21 @@ void Service::use_kube_proxy(Duration min_sync_period) {
   }
 }
 
+void Service::use_mesh_endpoints(Duration debounce) {
+  use_kube_proxy(Duration::zero());
+  endpoint_push_delay_ = debounce;
+  meshed_ = true;
+}
+
 void Service::queue_endpoint_sync(std::size_t p) {
   unsynced_pods_.push_back(p);
   if (endpoint_sync_scheduled_) return;
   endpoint_sync_scheduled_ = true;
   // kube-proxy applies what it has heard at once, unless it synced less than
   // minSyncPeriod ago: then when that period is up (its rate limiter).
-  SimTime at = now();
+  // istiod pushes its debounce after the first change it hears of; changes
+  // heard meanwhile go in the same push.
+  SimTime at = now() + endpoint_push_delay_;
   if (last_endpoint_sync_) at = std::max(at, *last_endpoint_sync_ + *kube_proxy_min_sync_);
   schedule_at(at, "service.endpoints_sync", [this] { sync_endpoints(); });
 }
@@ -189,6 +199,12 @@ void Service::start() {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": loadBalancer (the balancer's target health checks, and its DNS answer of nodes per "
                              "zone as callers cache it; settings in lb.settings)");
+  } else if (meshed_) {
+    log_event(event_kinds::discovery::kPath,
+              config_.name + ": mesh (its callers' sidecars: readiness and the node lifecycle controller, pushed by "
+                             "istiod after " + format_duration(endpoint_push_delay_) +
+                             ", then each sidecar's outlier detection and locality failover; populations through "
+                             "kube-proxy)");
   } else {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": kubernetes (readiness and the node lifecycle controller, then kube-proxy with "
@@ -337,10 +353,7 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
                                             std::optional<RegionIndex> region, std::optional<ZoneIndex> preferred_zone) {
   // A coloured request (preferred_zone) is served as if it came from that zone.
   const std::optional<ZoneIndex> home = preferred_zone ? preferred_zone : caller_zone;
-  std::optional<RegionIndex> caller_region;
-  if (home && domains_ != nullptr && *home < domains_->topology().zone_count()) {
-    caller_region = domains_->topology().region_of(*home);
-  }
+  const std::optional<RegionIndex> caller_region = region_of_caller(home);
   // Region affinity: stay in the caller's region while one of its zones has an idle worker.
   if (!region) region = balancer_.home_region(caller_region);
   // Zone affinity keeps the request in the caller's own zone, through that zone's node when behind a balancer.
@@ -364,23 +377,38 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
   }
   if (!z) z = balancer_.pick_zone(home, region, rng());
   if (!z) return ServeOutcome::kNoTarget;
-  const std::optional<RegionIndex>& served_in = pods_.zone(*z).region;
-  if (caller_region && served_in && *served_in != *caller_region && attached()) meter_.crossed_region(now());
   job.caller_zone = caller_zone ? static_cast<std::uint32_t>(*caller_zone) : kNoCallerZone;
-  auto delay = network_delay(job.caller_zone, *z, true);
+  return send(job, *z, kAnyPod, caller_region);
+}
+
+std::optional<ServeOutcome> Service::submit_to_pod(Job job, std::optional<ZoneIndex> caller_zone, std::size_t pod) {
+  job.caller_zone = caller_zone ? static_cast<std::uint32_t>(*caller_zone) : kNoCallerZone;
+  return send(job, pods_.pod(pod).zone, static_cast<std::uint32_t>(pod), region_of_caller(caller_zone));
+}
+
+std::optional<RegionIndex> Service::region_of_caller(std::optional<ZoneIndex> caller_zone) const {
+  if (!caller_zone || domains_ == nullptr || *caller_zone >= domains_->topology().zone_count()) return std::nullopt;
+  return domains_->topology().region_of(*caller_zone);
+}
+
+std::optional<ServeOutcome> Service::send(Job job, std::size_t z, std::uint32_t pod,
+                                          std::optional<RegionIndex> caller_region) {
+  const std::optional<RegionIndex>& served_in = pods_.zone(z).region;
+  if (caller_region && served_in && *served_in != *caller_region && attached()) meter_.crossed_region(now());
+  auto delay = network_delay(job.caller_zone, z, true);
   // Connection set-up: each round trip samples both ways, so jitter and loss
   // hit the handshake packets as they hit the request.
   for (std::uint8_t k = 0; delay && k < job.setup_round_trips; ++k) {
-    const auto there = network_delay(job.caller_zone, *z, true);
-    const auto back = network_delay(job.caller_zone, *z, false);
+    const auto there = network_delay(job.caller_zone, z, true);
+    const auto back = network_delay(job.caller_zone, z, false);
     delay = there && back ? std::optional<Duration>(*delay + *there + *back) : std::nullopt;
   }
   if (!delay) {
     // Unreachable: the request is lost and the caller's timeout ends it. Sent to a zone that is down, it
     // still counts as that zone's traffic: what tells when callers stopped sending there.
-    const std::optional<ZoneIndex>& target = pods_.zone(*z).topology_zone;
+    const std::optional<ZoneIndex>& target = pods_.zone(z).topology_zone;
     const bool zone_down = target && !domains_->zone_up(*target);
-    if (zone_down && !job.probe) meter_.arrived(*z, now());
+    if (zone_down && !job.probe) meter_.arrived(z, now());
     // Behind a balancer a live node took the connection and answers for a dead target; a path cut between
     // the caller and the balancer leaves the caller's connect unanswered.
     if (load_balancer_) {
@@ -390,22 +418,24 @@ std::optional<ServeOutcome> Service::submit(Job job, std::optional<ZoneIndex> ca
     }
     return std::nullopt;
   }
-  if (*delay == Duration::zero()) return deliver(*z, job);
+  if (*delay == Duration::zero()) return deliver(z, job, pod);
   // The job waits in a pooled record while it crosses the network: an event's callable holds an index, not
   // the job (it would not fit the event queue's inline slot).
   std::uint32_t record;
   if (free_transit_.empty()) {
     record = static_cast<std::uint32_t>(in_transit_.size());
-    in_transit_.push_back({job, *z});
+    in_transit_.push_back({job, static_cast<std::uint32_t>(z), pod});
   } else {
     record = free_transit_.back();
     free_transit_.pop_back();
-    in_transit_[record] = {job, *z};
+    in_transit_[record] = {job, static_cast<std::uint32_t>(z), pod};
   }
   schedule_after(*delay, "service.request_arrives", [this, record] {
     const InTransit arrived = in_transit_[record];
     free_transit_.push_back(record);
-    if (const auto failure = deliver(arrived.zone, arrived.job)) respond(arrived.job, arrived.zone, *failure);
+    if (const auto failure = deliver(arrived.zone, arrived.job, arrived.pod)) {
+      respond(arrived.job, arrived.zone, *failure);
+    }
   });
   return std::nullopt;
 }
@@ -420,7 +450,7 @@ void Service::respond(const Job& job, std::size_t from_zone, ServeOutcome outcom
   schedule_after(*delay, "service.response_arrives", [job, outcome] { job.owner->on_served(job.token, outcome); });
 }
 
-std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
+std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job, std::uint32_t chosen) {
   // Sent to a dead target: a balancer in front answers by its rules; otherwise refused, or a black hole
   // (accepted by nobody, answered never).
   const auto lost_at_target = [&]() -> std::optional<ServeOutcome> {
@@ -432,9 +462,19 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job) {
     unacknowledged(job);
     return std::nullopt;
   };
-  const auto p = balancer_.pick_pod(z, rng());
-  // Every pod of the zone went down while the request was on its way.
-  if (!p) return lost_at_target();
+  std::optional<std::size_t> p;
+  if (chosen == kAnyPod) {
+    p = balancer_.pick_pod(z, rng());
+    // Every pod of the zone went down while the request was on its way.
+    if (!p) return lost_at_target();
+  } else {
+    // Sent to a pod's address: once the pod is gone its node resets the connection, if the node is up.
+    if (!pods_.pod(chosen).present) {
+      if (pods_.pod(chosen).up) return ServeOutcome::kRefused;
+      return lost_at_target();
+    }
+    p = chosen;
+  }
   ServicePod& pod = pods_.pod(*p);
   const SimTime t = now();
   if (pod.up || !job.probe) meter_.arrived(z, t);
@@ -514,7 +554,20 @@ const ConnectionPool* Service::pod_pool(std::size_t pod, std::size_t database) c
   return calls_.pod_pool(pod, database);
 }
 
-void Service::on_served(std::uint64_t token, ServeOutcome outcome) { calls_.answer(token, attempt_failure(outcome)); }
+void Service::on_served(std::uint64_t token, ServeOutcome outcome) { calls_.served(token, outcome); }
+
+Duration Service::unacknowledged_give_up(std::uint64_t token, bool new_connection) const {
+  return calls_.unacknowledged_give_up(token, new_connection);
+}
+
+Service::ProbeAnswer Service::probe_pod(std::optional<ZoneIndex> from, std::size_t p) {
+  const ServicePod& pod = pods_.pod(p);
+  const std::uint32_t caller = from ? static_cast<std::uint32_t>(*from) : kNoCallerZone;
+  const auto there = network_delay(caller, pod.zone, true);
+  const auto back = network_delay(caller, pod.zone, false);
+  if (!there || !back || !pod.up) return {};  // nothing answers: the check times out
+  return {answers_health_check(p), *there + *back};
+}
 
 void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
   calls_.answer(token, CallClient::failure_of(result));
@@ -616,9 +669,7 @@ void Service::lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at
 }
 
 void Service::unacknowledged(const Job& job) {
-  const TcpConfig linux_defaults;
-  const Duration after =
-      job.setup_round_trips > 0 ? syn_give_up(linux_defaults) : retransmission_give_up(linux_defaults);
+  const Duration after = job.owner->unacknowledged_give_up(job.token, job.setup_round_trips > 0);
   schedule_after(after, "service.tcp_give_up", [owner = job.owner, token = job.token] {
     owner->on_served(token, ServeOutcome::kConnectTimeout);
   });
@@ -630,6 +681,11 @@ void Service::stop() {
     const Labels labels{{"service", config_.name}};
     recorder().kpi("service.deadline_drops", labels, static_cast<double>(deadline_drops_));
     recorder().kpi("service.deadline_cancels", labels, static_cast<double>(deadline_cancels_));
+  }
+  // What this service's sidecars ejected, per meshed service it calls.
+  for (std::size_t n = 0; n < calls_.meshed_callees().size(); ++n) {
+    recorder().kpi("mesh.ejections", {{"service", config_.name}, {"upstream", calls_.meshed_callees()[n]->config().name}},
+                   static_cast<double>(calls_.mesh_ejections(n)));
   }
 }
 

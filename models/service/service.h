@@ -96,6 +96,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void connect_calls(const FindService& find_service, const FindDatabase& find_database = {});
   // Answers to this service's own calls.
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
+  // How long one of its calls lost on the way waits before its connection gives up (its sidecar's connect
+  // timeout, or the kernel's).
+  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const override;
   // Answers to its database calls (from the pods' connection pools).
   void on_query_done(std::uint64_t token, const QueryResult& result) override;
   // A pod's pool towards the n-th database its calls name (in order of first
@@ -117,6 +120,28 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   bool uses_kube_proxy() const { return kube_proxy_min_sync_.has_value(); }
   // In the callers' view of the endpoints.
   bool pod_listed(std::size_t pod) const { return pods_.pod(pod).listed; }
+  // Listed, present and not terminating: a caller may pick it.
+  bool pod_routable(std::size_t pod) const { return pods_.pod(pod).routable(); }
+  // Moves on whenever a pod joins or leaves the routable set: what a sidecar's host lists are checked against.
+  std::uint64_t endpoints_version() const { return endpoints_version_; }
+
+  // ---- sidecars (ServiceConfig::discovery mesh) ----
+  // The endpoints follow readiness as with kube-proxy, pushed to the sidecars by istiod `debounce` after a
+  // change; callers that are not services (populations) reach the service through kube-proxy's view of them.
+  // The control plane calls it for the services whose discovery is mesh.
+  void use_mesh_endpoints(Duration debounce);
+  bool meshed() const { return meshed_; }
+  // A request a caller's sidecar sends to the pod it picked (models/service/envoy_cluster.h): it crosses the
+  // network to that pod as submit's do. A pod that is gone answers with a reset if its zone is up.
+  std::optional<ServeOutcome> submit_to_pod(Job job, std::optional<ZoneIndex> caller_zone, std::size_t pod);
+  // What an active health check of the pod from a caller in zone `from` finds: after a round trip, passed
+  // (it answers ready) or failed (it refuses or is not ready); nothing at all (after nullopt) when the pod's
+  // zone is down or the path is cut, so the check times out.
+  struct ProbeAnswer {
+    bool passed = false;
+    std::optional<Duration> after;
+  };
+  ProbeAnswer probe_pod(std::optional<ZoneIndex> from, std::size_t pod);
 
   // ---- a cloud load balancer in front (ServiceConfig::discovery loadBalancer) ----
   // From now on the balancer decides what callers see: the targets it has
@@ -194,8 +219,15 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void stop() override;
 
  private:
-  // The job reaches zone z: a pod takes it, queues it or rejects it.
-  std::optional<ServeOutcome> deliver(std::size_t z, Job job);
+  static constexpr std::uint32_t kAnyPod = 0xFFFFFFFFu;
+  // The caller's region, when it sits in the topology.
+  std::optional<RegionIndex> region_of_caller(std::optional<ZoneIndex> caller_zone) const;
+  // The job, its caller_zone set, crosses the network to zone z, for the pod given (a sidecar's pick) or for
+  // one the zone's balancer picks on arrival (kAnyPod).
+  std::optional<ServeOutcome> send(Job job, std::size_t z, std::uint32_t pod,
+                                   std::optional<RegionIndex> caller_region);
+  // The job reaches zone z: a pod takes it (the one given, or the balancer's pick), queues it or rejects it.
+  std::optional<ServeOutcome> deliver(std::size_t z, Job job, std::uint32_t pod = kAnyPod);
   // The answer travels back to the caller's zone, if it can.
   void respond(const Job& job, std::size_t from_zone, ServeOutcome outcome);
   // One-way delay between the caller and a zone of this service; nullopt
@@ -208,7 +240,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void retire_pod(std::size_t pod);
   template <class Change>
   void change_pod(std::size_t pod, Change&& change) {
+    const bool routable = pods_.pod(pod).routable();
     pods_.change(pod, clock_ns(), std::forward<Change>(change));
+    if (pods_.pod(pod).routable() != routable) ++endpoints_version_;
   }
   // Before attach (pods built by the constructor) there is no clock: 0.
   bool attached() const { return meter_.attached(); }
@@ -260,6 +294,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   std::optional<LoadBalancerSettings> load_balancer_;
   std::function<void(std::size_t)> pod_added_;
   std::optional<Duration> kube_proxy_min_sync_;  // kKubeProxy
+  Duration endpoint_push_delay_ = Duration::zero();  // istiod's debounce, for a meshed service
+  bool meshed_ = false;
+  std::uint64_t endpoints_version_ = 0;
   std::optional<SimTime> last_endpoint_sync_;
   bool endpoint_sync_scheduled_ = false;
   std::vector<std::size_t> unsynced_pods_;  // readiness changed since kube-proxy's last sync
@@ -267,7 +304,8 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // Requests on their way to a zone (submit), and the records free for reuse.
   struct InTransit {
     Job job;
-    std::size_t zone = 0;
+    std::uint32_t zone = 0;
+    std::uint32_t pod = kAnyPod;
   };
   std::vector<InTransit> in_transit_;
   std::vector<std::uint32_t> free_transit_;

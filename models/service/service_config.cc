@@ -29,9 +29,14 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
   if (deadlines != "ignore" && deadlines != "propagate") {
     problems.push_back({"deadlines", "expected ignore or propagate, got \"" + deadlines + "\""});
   }
-  if (discovery != "auto" && discovery != "kubernetes" && discovery != "loadBalancer" && discovery != "oracle") {
+  if (discovery != "auto" && discovery != "kubernetes" && discovery != "mesh" && discovery != "loadBalancer" &&
+      discovery != "oracle") {
     problems.push_back(
-        {"discovery", "expected auto, kubernetes, loadBalancer or oracle, got \"" + discovery + "\""});
+        {"discovery", "expected auto, kubernetes, mesh, loadBalancer or oracle, got \"" + discovery + "\""});
+  }
+  if (mesh) {
+    if (discovery != "mesh") problems.push_back({"mesh", "applies to discovery mesh, not " + discovery});
+    for (ConfigProblem p : mesh->validate()) problems.push_back({"mesh." + p.field, p.message});
   }
   if (load_balancer) {
     if (discovery == "kubernetes" || discovery == "oracle") {

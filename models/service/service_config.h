@@ -14,6 +14,7 @@
 #include "models/data/pool_config.h"
 #include "models/load/service_time.h"
 #include "models/service/load_balancer_config.h"
+#include "models/service/mesh_config.h"
 #include "models/service/retry_policy.h"
 #include "sim/fields.h"
 #include "sim/units.h"
@@ -117,9 +118,10 @@ struct ServiceConfig {
   bool zone_affinity = false;
   bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
-  std::string discovery = "auto";          // auto | kubernetes | loadBalancer | oracle
+  std::string discovery = "auto";          // auto | kubernetes | mesh | loadBalancer | oracle
   std::string deadlines = "ignore";        // ignore | propagate
   std::optional<LoadBalancerConfig> load_balancer;  // discovery loadBalancer: its settings
+  std::optional<MeshConfig> mesh;                   // discovery mesh: its sidecars' settings
   std::vector<CallConfig> calls;
   CpuConfig cpu;
 
@@ -129,7 +131,7 @@ struct ServiceConfig {
   // that sets one, HikariCP's defaults otherwise. The simulator's pods open
   // this pool, and drsim check sizes the same one.
   PoolConfig pool_towards(std::string_view database) const;
-  // discovery with auto settled: kubernetes, loadBalancer or oracle, in a
+  // discovery with auto settled: kubernetes, mesh, loadBalancer or oracle, in a
   // scenario with (or without) spec.kubernetes.
   std::string discovery_path(bool scenario_has_kubernetes) const;
 
@@ -161,7 +163,10 @@ struct ServiceConfig {
               "How callers learn that a pod can no longer take work. kubernetes: through EndpointSlices, which "
               "follow readiness probes and the node lifecycle controller, as kube-proxy programs them "
               "(spec.kubernetes.nodeLifecycle, spec.kubernetes.kubeProxy); a pod of a failed zone gets requests "
-              "until then. loadBalancer: a cloud load balancer's target health checks and its DNS answer of "
+              "until then. mesh: the calling services' sidecar proxies (Envoy, as Istio configures it; settings "
+              "in mesh): the same endpoints, pushed by istiod, and each sidecar's own outlier detection, "
+              "locality failover, panic threshold, timeouts and optional active health checks; callers that "
+              "are not services (populations) go through kube-proxy. Needs spec.kubernetes. loadBalancer: a cloud load balancer's target health checks and its DNS answer of "
               "nodes per zone (loadBalancer); a failed zone's pods get requests until they fail enough checks, "
               "and its node until callers' cached answers expire. oracle: callers stop using a pod the instant "
               "it or its zone dies, a shortcut for comparisons with closed forms that no real system has. auto: "
@@ -178,6 +183,9 @@ struct ServiceConfig {
         field("loadBalancer", &ServiceConfig::load_balancer,
               "The cloud load balancer in front of the service, for discovery loadBalancer (default: an AWS "
               "Application Load Balancer with its documented defaults)."),
+        field("mesh", &ServiceConfig::mesh,
+              "The sidecars' settings towards the service, for discovery mesh (default: Envoy's documented "
+              "defaults, with Istio's locality failover and leastRequest)."),
         field("calls", &ServiceConfig::calls,
               "Services called for every request after the service's own work, in order."),
         field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),

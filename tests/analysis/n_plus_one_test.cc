@@ -193,6 +193,27 @@ TEST(NPlusOne, CloudLoadBalancersAreRegional) {
   EXPECT_NEAR(row(b_down, "front", "d").rate_per_s, 15, 1e-9);
 }
 
+TEST(NPlusOne, SidecarsWithLocalityFailoverKeepACallersLoadInItsZone) {
+  // front (3 pods in a, 1 in b; users spread over them by pods) calls back (1 pod in a, c and d) through
+  // sidecars with Istio's locality failover: a's front pods call a's back; b has none, so b's front pod calls
+  // the rest of its region (a and c, by pods), never d. Through kube-proxy each back pod gets a third.
+  std::vector<ServiceConfig> services{service("front", {{"a", 3}, {"b", 1}}, 10ms, 4, {{"back", 1, false}}),
+                                      service("back", {{"a", 1}, {"c", 1}, {"d", 1}}, 5ms)};
+  services[1].discovery = "mesh";
+  const NPlusOneReport report = n_plus_one(regions(), services, {users(40)}, 0.8, {}, true);
+  const FailureCase& steady = report.cases[0];
+  EXPECT_NEAR(row(steady, "back", "a").rate_per_s, 30 + 5, 1e-9);
+  EXPECT_NEAR(row(steady, "back", "c").rate_per_s, 5, 1e-9);
+  EXPECT_NEAR(row(steady, "back", "d").rate_per_s, 0, 1e-9);
+  // Zone a lost: all 40 through b's front pod, whose region has back only in c.
+  const FailureCase& a_down = find_case(report, "zone a down");
+  EXPECT_NEAR(row(a_down, "back", "c").rate_per_s, 40, 1e-9);
+  EXPECT_NEAR(row(a_down, "back", "d").rate_per_s, 0, 1e-9);
+  services[1].discovery = "kubernetes";
+  const FailureCase kube = n_plus_one(regions(), services, {users(40)}, 0.8, {}, true).cases[0];
+  for (const char* zone : {"a", "c", "d"}) EXPECT_NEAR(row(kube, "back", zone).rate_per_s, 40.0 / 3, 1e-9) << zone;
+}
+
 TEST(NPlusOne, ZoneAffinitySpillsMoreAsTheLocalZoneFills) {
   // front in a and b calls back (affinity; one pod of 2 workers per zone).
   auto deployment = [](bool affinity) {
