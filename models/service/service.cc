@@ -311,7 +311,7 @@ void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwn
     release_slot(pod, slot);
   }
   zone.busy -= pod.busy;
-  change_pod(p, [](ServicePod& emptied) {
+  change_pod_work(p, [](ServicePod& emptied) {
     emptied.busy = 0;
     emptied.computing = 0;
   });
@@ -517,7 +517,7 @@ void Service::release_slot(ServicePod& pod, std::size_t slot) {
 void Service::begin_service(std::size_t p, Job job) {
   ServicePod& pod = pods_.pod(p);
   const std::size_t slot = pods_.take_slot(pod);
-  change_pod(p, [](ServicePod& taken) {
+  change_pod_work(p, [](ServicePod& taken) {
     ++taken.busy;
     ++taken.computing;
   });
@@ -541,7 +541,7 @@ void Service::deadline_passed(std::size_t p, std::size_t slot) {
     // Still running its own work: the handler returns when its context is cancelled.
     cancel(s.work);
     s.work = EventId{};
-    change_pod(p, [](ServicePod& stopped) { --stopped.computing; });
+    change_pod_work(p, [](ServicePod& stopped) { --stopped.computing; });
   }
   finish(p, slot, ServeOutcome::kDeadlineExceeded);  // its calls under way are dropped with the slot
 }
@@ -588,7 +588,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   ServiceZone& zone = pods_.zone(pod.zone);
   const Job job = pod.slots[slot].job;
   release_slot(pod, slot);
-  change_pod(p, [](ServicePod& freed) { --freed.busy; });
+  change_pod_work(p, [](ServicePod& freed) { --freed.busy; });
   --zone.busy;
   const SimTime t = now();
   meter_.completed(pod.zone, t, t - job.arrived);

@@ -244,6 +244,12 @@ class Service : public Component, public JobOwner, public QueryClient, private C
     pods_.change(pod, clock_ns(), std::forward<Change>(change));
     if (pods_.pod(pod).routable() != routable) ++endpoints_version_;
   }
+  // The same for a change of the pod's work only (busy, computing, its queue), which never changes whether
+  // callers may pick it: the hot path skips the endpoints check.
+  template <class Change>
+  void change_pod_work(std::size_t pod, Change&& change) {
+    pods_.change(pod, clock_ns(), std::forward<Change>(change));
+  }
   // Before attach (pods built by the constructor) there is no clock: 0.
   bool attached() const { return meter_.attached(); }
   std::int64_t clock_ns() const { return attached() ? to_ns(now()) : 0; }
