@@ -169,6 +169,28 @@ TEST(Mesh, UnderThePanicThresholdTheSidecarsSendToDeadPodsAgain) {
   EXPECT_EQ(sent_to_a(panicked, 61s, 120s), 0);
 }
 
+TEST(Mesh, TheScenarioFileEjectsOneLostPodPerSidecarAndLeavesTheRestToKubernetes) {
+  // scenarios/az_failure_mesh.yaml: zone-a lost at 2 min. checkout's callers keep to their own zones (locality
+  // failover): nothing reaches zone-a's checkout after the loss. Each of the 4 live checkout pods' sidecars ejects
+  // exactly one of zone-a's 3 payments pods: a second would be 2 of 9 (22%), over maxEjectionPercent 10%; the
+  // first ejection comes at least a route timeout (15 s) after the loss, so it lasts past the sweep 30 s later
+  // (at least 50 s after the loss, the sweeps running every 10 s from the start) and a new one would need
+  // another 15 s: past NotReady (at most 60 s after the loss), when Kubernetes unlists zone-a's pods.
+  const RunResult run = run_scenario(load_scenario_file("scenarios/az_failure_mesh.yaml"));
+  const Recorder& rec = run.recorder();
+  const auto in_zone_a = [&](const std::string& service, Duration from, Duration to) {
+    double total = 0;
+    for (const auto& [t_ns, v] : series(rec, "service.arrivals", {{"service", service}, {"zone", "zone-a"}})) {
+      if (t_ns >= to_ns(120s + from) && t_ns < to_ns(120s + to)) total += v;
+    }
+    return total;
+  };
+  EXPECT_EQ(in_zone_a("checkout", 1s, 240s), 0);
+  EXPECT_EQ(kpi(rec, "mesh.ejections", {{"service", "checkout"}, {"upstream", "payments"}}), 4);
+  EXPECT_GT(in_zone_a("payments", 20s, 40s), 0);  // the two pods no sidecar could eject
+  EXPECT_EQ(in_zone_a("payments", 61s, 240s), 0);
+}
+
 TEST(Mesh, MeshNeedsKubernetesAndItsBlockNeedsMesh) {
   std::string text = scenario("", "30s");
   const std::string kubernetes = "  kubernetes:\n    deployments: []\n";
