@@ -8,6 +8,7 @@
 #include "sim/field_traits.h"
 #include "io/scenario_loader.h"
 #include "io/value_codecs.h"
+#include "models/data/tcp_config.h"
 #include "models/kube/node_lifecycle_bounds.h"
 #include "models/service/load_balancer_bounds.h"
 
@@ -128,6 +129,25 @@ std::string detection_lines(const ScenarioSpec& spec, const ActionConfig& a) {
     }
     const NodeLifecycleConfig& nl = spec.kubernetes->node_lifecycle;
     const DelayRange range = not_ready_delay_range(nl);
+    if (path == "grpc") {
+      const GrpcConfig grpc = sv.grpc.value_or(GrpcConfig{});
+      const Duration tcp_give_up = grpc.keepalive_time ? grpc.keepalive_timeout : retransmission_give_up(TcpConfig{});
+      out += " (grpc): its callers' channels keep their connections to the lost pods until one breaks: after " +
+             format_duration(tcp_give_up) + " of unacknowledged calls (" +
+             (grpc.keepalive_time ? std::string("TCP_USER_TIMEOUT = keepaliveTimeout") : std::string("tcp_retries2")) +
+             ")";
+      if (grpc.keepalive_time) {
+        out += ", or a keepalive ping unanswered for " + format_duration(grpc.keepalive_timeout) + " (every " +
+               format_duration(*grpc.keepalive_time) + " while calls are under way)";
+      }
+      if (grpc.max_connection_age) out += ", or at most " + format_duration(*grpc.max_connection_age) + " (maxConnectionAge)";
+      out += "; every call sent on such a connection fails at its own deadline. " +
+             std::string(grpc.target == "clusterIP" ? "A new connection goes where kube-proxy sends it"
+                                                    : "New pods are found only at a re-resolution") +
+             " (Kubernetes unlists the lost pods after more than " + format_duration(range.above) + " and at most " +
+             format_duration(range.at_most + spec.kubernetes->kube_proxy.min_sync_period) + ")\n";
+      continue;
+    }
     if (path == "mesh") {
       const MeshConfig mesh = sv.mesh.value_or(MeshConfig{});
       out += " (mesh): its callers' sidecars each find out on their own.";

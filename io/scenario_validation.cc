@@ -391,6 +391,11 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
                              "discovery kubernetes needs spec.kubernetes: its node lifecycle controller and "
                              "kube-proxy are the path by which callers learn of a dead pod"));
     }
+    if (service.discovery == "grpc" && !spec.kubernetes) {
+      out.push_back(where.at(p + ".discovery",
+                             "discovery grpc needs spec.kubernetes: the channels resolve the Service's virtual IP or "
+                             "its headless DNS, which list the pods Kubernetes has ready"));
+    }
     if (service.discovery == "mesh" && !spec.kubernetes) {
       out.push_back(where.at(p + ".discovery",
                              "discovery mesh needs spec.kubernetes: the sidecars' endpoints are the pods Kubernetes "

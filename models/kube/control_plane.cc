@@ -78,7 +78,7 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     // Every service of the cluster is a Kubernetes Service unless it opts out (oracle) or sits behind a
     // cloud load balancer of its own; a meshed one's endpoints reach its callers' sidecars through istiod.
     const std::string path = s->config().discovery_path(true);
-    if (path == "kubernetes") s->use_kube_proxy(config_.kube_proxy.min_sync_period);
+    if (path == "kubernetes" || path == "grpc") s->use_kube_proxy(config_.kube_proxy.min_sync_period);
     if (path == "mesh") s->use_mesh_endpoints(s->config().mesh.value_or(MeshConfig{}).eds_debounce);
     const bool managed = std::any_of(deployments_.begin(), deployments_.end(),
                                      [s](const Deployment& d) { return d.service == s; });

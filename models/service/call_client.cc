@@ -27,6 +27,8 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
   database_uses_.clear();
   meshed_.clear();
   sidecars_.clear();
+  grpc_.clear();
+  channels_.clear();
   bool previous_parallel = false;
   for (std::uint32_t edge = 0; edge < config_.calls.size(); ++edge) {
     const CallConfig& call = config_.calls[edge];
@@ -47,6 +49,11 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
       const auto known = std::find(meshed_.begin(), meshed_.end(), callee);
       edges_.back().sidecar = static_cast<std::uint32_t>(known - meshed_.begin());
       if (known == meshed_.end()) meshed_.push_back(callee);
+    }
+    if (callee != nullptr && callee->config().discovery == "grpc") {
+      const auto known = std::find(grpc_.begin(), grpc_.end(), callee);
+      edges_.back().channel = static_cast<std::uint32_t>(known - grpc_.begin());
+      if (known == grpc_.end()) grpc_.push_back(callee);
     }
     if (call.parallel) {
       if (!previous_parallel) steps_.emplace_back();
@@ -148,9 +155,57 @@ const EnvoyCluster* CallClient::sidecar(std::size_t p, std::size_t n) const {
   return i < sidecars_.size() ? sidecars_[i].get() : nullptr;
 }
 
+GrpcChannel& CallClient::channel_of(std::size_t p, std::size_t n) {
+  const std::size_t i = p * grpc_.size() + n;
+  if (channels_.size() <= i) channels_.resize((p + 1) * grpc_.size());
+  std::unique_ptr<GrpcChannel>& ch = channels_[i];
+  if (!ch) {
+    Service& upstream = *grpc_[n];
+    static const GrpcConfig kGrpcDefaults;
+    const GrpcConfig& settings = upstream.config().grpc ? *upstream.config().grpc : kGrpcDefaults;
+    ch = std::make_unique<GrpcChannel>(settings, upstream, pods_.zone(pods_.pod(p).zone).topology_zone, *sim_, host_,
+                                       *rng_, [this, p, n](std::size_t host) { connection_broken(p, n, host); });
+  }
+  if (!ch->running()) ch->start();
+  return *ch;
+}
+
+const GrpcChannel* CallClient::channel(std::size_t p, std::size_t n) const {
+  const std::size_t i = p * grpc_.size() + n;
+  return i < channels_.size() ? channels_[i].get() : nullptr;
+}
+
+std::uint64_t CallClient::grpc_breaks(std::size_t n) const {
+  std::uint64_t total = 0;
+  for (std::size_t i = n; i < channels_.size(); i += grpc_.size()) {
+    if (channels_[i]) total += channels_[i]->breaks();
+  }
+  return total;
+}
+
+void CallClient::connection_broken(std::size_t p, std::size_t n, std::size_t host) {
+  for (std::uint32_t c = 0; c < records_.size(); ++c) {
+    CallRecord& r = records_[c];
+    if (!r.attempt_outstanding || r.pod != p || r.host != host || edges_[r.edge].channel != n) continue;
+    r.attempt_outstanding = false;
+    r.host = kNoCall;
+    ++r.generation;  // an answer still on its way is ignored
+    sim_->cancel(r.attempt_timer);
+    r.attempt_timer = EventId{};
+    attempt_failed(c, AttemptFailure::kRefused);  // UNAVAILABLE: the connection is gone
+  }
+}
+
 void CallClient::sync_sidecars(std::size_t p) {
-  if (meshed_.empty()) return;
   const ServicePod& pod = pods_.pod(p);
+  for (std::size_t n = 0; n < grpc_.size(); ++n) {
+    if (pod.running()) {
+      channel_of(p, n);  // its connections open as the pod starts
+    } else if (const std::size_t i = p * grpc_.size() + n; i < channels_.size() && channels_[i]) {
+      channels_[i]->stop();
+    }
+  }
+  if (meshed_.empty()) return;
   for (std::size_t n = 0; n < meshed_.size(); ++n) {
     if (pod.running()) {
       sidecar_of(p, n);  // starts it: its health checks, if any, run from now on
@@ -273,6 +328,19 @@ void CallClient::send_attempt(std::uint32_t c) {
   if (e.retry.per_try_timeout()) call.deadline = std::min(call.deadline, now() + *e.retry.per_try_timeout());
   Service* callee = r.callee;
   const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;
+  if (e.channel != kNoCall) {
+    // On the pod's gRPC channel: one of its open connections, whatever has become of the pod behind it.
+    GrpcChannel& ch = channel_of(r.pod, e.channel);
+    const std::optional<std::size_t> host = ch.pick();
+    if (!host) {
+      answer(token, AttemptFailure::kNoTarget);  // UNAVAILABLE: no connection is ready
+      return;
+    }
+    r.host = static_cast<std::uint32_t>(*host);
+    ch.sent(*host);
+    if (const auto failure = callee->submit_to_pod(call, from, *host)) served(token, *failure);
+    return;
+  }
   if (e.sidecar == kNoCall) {
     if (const auto failure = callee->submit(call, from)) answer(token, attempt_failure(*failure));
     return;
@@ -298,6 +366,21 @@ void CallClient::send_attempt(std::uint32_t c) {
 
 void CallClient::end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result) {
   if (r.host == kNoCall) return;
+  if (const std::uint32_t n = edges_[r.edge].channel; n != kNoCall) {
+    // A gRPC call: its connection hears how it ended. An abandoned one resets its stream (data on the
+    // connection); a refused one means the pod reset the connection.
+    const std::size_t i = r.pod * grpc_.size() + n;
+    GrpcChannel* ch = i < channels_.size() ? channels_[i].get() : nullptr;
+    const std::size_t host = r.host;
+    r.host = kNoCall;
+    if (ch == nullptr) return;
+    if (result == EnvoyCluster::Result::kAbandoned) {
+      ch->abandoned(host);
+    } else {
+      ch->ended(host);
+    }
+    return;
+  }
   sim_->cancel(r.route_timer);
   r.route_timer = EventId{};
   const std::size_t i = r.pod * meshed_.size() + edges_[r.edge].sidecar;
@@ -319,16 +402,32 @@ void CallClient::route_timed_out(std::uint32_t c) {
 void CallClient::served(std::uint64_t token, ServeOutcome outcome) {
   std::optional<AttemptFailure> failure = attempt_failure(outcome);
   const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
-  const bool through_sidecar = c < records_.size() && records_[c].host != kNoCall;
+  const auto generation = static_cast<std::uint32_t>(token >> 32);
+  const bool current = c < records_.size() && records_[c].generation == generation && records_[c].host != kNoCall;
+  const bool through_sidecar = current && edges_[records_[c].edge].sidecar != kNoCall;
   if (through_sidecar && (outcome == ServeOutcome::kRefused || outcome == ServeOutcome::kConnectTimeout)) {
     failure = AttemptFailure::kDependency;
   }
+  // On a gRPC channel a refusal is the pod resetting the connection: the connection is gone.
+  GrpcChannel* reset = nullptr;
+  std::size_t reset_host = 0;
+  if (current && outcome == ServeOutcome::kRefused && edges_[records_[c].edge].channel != kNoCall) {
+    const std::size_t i = records_[c].pod * grpc_.size() + edges_[records_[c].edge].channel;
+    reset = i < channels_.size() ? channels_[i].get() : nullptr;
+    reset_host = records_[c].host;
+  }
   answer(token, failure);
+  if (reset != nullptr) reset->reset(reset_host);
 }
 
-Duration CallClient::unacknowledged_give_up(std::uint64_t token, bool new_connection) const {
+Duration CallClient::unacknowledged_give_up(std::uint64_t token, bool new_connection) {
   const auto c = static_cast<std::uint32_t>(token & 0xFFFFFFFFu);
   const auto generation = static_cast<std::uint32_t>(token >> 32);
+  if (c < records_.size() && records_[c].generation == generation && records_[c].host != kNoCall &&
+      edges_[records_[c].edge].channel != kNoCall) {
+    const std::size_t i = records_[c].pod * grpc_.size() + edges_[records_[c].edge].channel;
+    if (i < channels_.size() && channels_[i]) return channels_[i]->unacknowledged(records_[c].host);
+  }
   if (new_connection && c < records_.size() && records_[c].generation == generation && records_[c].host != kNoCall) {
     return sidecar(records_[c].pod, edges_[records_[c].edge].sidecar)->settings().connect_timeout;
   }

@@ -22,6 +22,7 @@
 #include "models/data/connection_pool.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/service/envoy_cluster.h"
+#include "models/service/grpc_channel.h"
 #include "models/service/job.h"
 #include "models/service/pod_set.h"
 #include "models/service/retry_budget.h"
@@ -72,12 +73,16 @@ class CallClient {
   void served(std::uint64_t token, ServeOutcome outcome);
   // How long the attempt, lost on its way, waits before its connection gives up: a sidecar opening a
   // connection gives up after its connectTimeout, anything else when the kernel does.
-  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const;
+  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection);
   // Ejections by the pods' sidecars so far towards the n-th meshed service the calls name (meshed_callees()).
   std::uint64_t mesh_ejections(std::size_t n) const;
   const std::vector<Service*>& meshed_callees() const { return meshed_; }
   // The pod's sidecar towards the n-th meshed callee; null before it first ran.
   const EnvoyCluster* sidecar(std::size_t pod, std::size_t n) const;
+  // The same for the services called over gRPC channels (discovery grpc).
+  const std::vector<Service*>& grpc_callees() const { return grpc_; }
+  std::uint64_t grpc_breaks(std::size_t n) const;
+  const GrpcChannel* channel(std::size_t pod, std::size_t n) const;
   // Ends the slot's calls under way (the slot is being freed).
   void drop(WorkerSlot& slot);
   // How a database query's result counts for the call's retry policy.
@@ -120,6 +125,7 @@ class CallClient {
     std::uint32_t queries = 1;
     std::uint32_t writes = 0;
     std::uint32_t sidecar = kNoCall;  // calls to a meshed service: index in meshed_
+    std::uint32_t channel = kNoCall;  // calls over gRPC channels: index in grpc_
   };
   // A database the calls name: the pods' pool settings towards it, and its
   // endpoint from each of the service's zones.
@@ -150,6 +156,10 @@ class CallClient {
   // The pod's sidecar towards meshed_[n], created and started on first need.
   EnvoyCluster& sidecar_of(std::size_t pod, std::size_t n);
   void sync_sidecars(std::size_t pod);
+  // The pod's channel towards grpc_[n], created and started on first need.
+  GrpcChannel& channel_of(std::size_t pod, std::size_t n);
+  // A connection of the pod's channel towards grpc_[n] broke: the calls under way on it fail (UNAVAILABLE).
+  void connection_broken(std::size_t pod, std::size_t n, std::size_t host);
   // The attempt's host hears how it ended; its route timer stops.
   void end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result);
   // The sidecar's route timeout fired before the host answered: 504.
@@ -173,6 +183,8 @@ class CallClient {
   std::vector<PodPools> pod_pools_;  // by pod id, grown as pods first run
   std::vector<Service*> meshed_;     // the meshed services the calls name, in order of first mention
   std::vector<std::unique_ptr<EnvoyCluster>> sidecars_;  // [pod * meshed_.size() + n], created as pods first run
+  std::vector<Service*> grpc_;                            // the services called over gRPC channels
+  std::vector<std::unique_ptr<GrpcChannel>> channels_;    // [pod * grpc_.size() + n]
 };
 
 }  // namespace drsim

@@ -18,7 +18,7 @@ const char* to_string(ServeOutcome outcome) {
   return "unknown";
 }
 
-Duration JobOwner::unacknowledged_give_up(std::uint64_t /*token*/, bool new_connection) const {
+Duration JobOwner::unacknowledged_give_up(std::uint64_t /*token*/, bool new_connection) {
   return kernel_give_up(new_connection);
 }
 

@@ -43,7 +43,7 @@ class JobOwner {
   // new_connection: the request was opening one. By default the Linux
   // kernel's: SYN retries (127 s) or tcp_retries2 (924.6 s)
   // (models/data/tcp_config.h). A caller's own shorter timeout ends it first.
-  virtual Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const;
+  virtual Duration unacknowledged_give_up(std::uint64_t token, bool new_connection);
   // The Linux kernel's give-up, the default above.
   static Duration kernel_give_up(bool new_connection);
 

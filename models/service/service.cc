@@ -199,6 +199,11 @@ void Service::start() {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": loadBalancer (the balancer's target health checks, and its DNS answer of nodes per "
                              "zone as callers cache it; settings in lb.settings)");
+  } else if (config_.discovery == "grpc") {
+    log_event(event_kinds::discovery::kPath,
+              config_.name + ": grpc (its callers' channels: long-lived connections that break on a reset, an "
+                             "unanswered keepalive ping or TCP's give-up, re-resolved only then; populations through "
+                             "kube-proxy with minSyncPeriod " + format_duration(*kube_proxy_min_sync_) + ")");
   } else if (meshed_) {
     log_event(event_kinds::discovery::kPath,
               config_.name + ": mesh (its callers' sidecars: readiness and the node lifecycle controller, pushed by "
@@ -556,17 +561,26 @@ const ConnectionPool* Service::pod_pool(std::size_t pod, std::size_t database) c
 
 void Service::on_served(std::uint64_t token, ServeOutcome outcome) { calls_.served(token, outcome); }
 
-Duration Service::unacknowledged_give_up(std::uint64_t token, bool new_connection) const {
+Duration Service::unacknowledged_give_up(std::uint64_t token, bool new_connection) {
   return calls_.unacknowledged_give_up(token, new_connection);
 }
 
-Service::ProbeAnswer Service::probe_pod(std::optional<ZoneIndex> from, std::size_t p) {
+Service::ProbeAnswer Service::probe_pod(std::optional<ZoneIndex> from, std::size_t p, bool connect_only) {
   const ServicePod& pod = pods_.pod(p);
   const std::uint32_t caller = from ? static_cast<std::uint32_t>(*from) : kNoCallerZone;
   const auto there = network_delay(caller, pod.zone, true);
   const auto back = network_delay(caller, pod.zone, false);
   if (!there || !back || !pod.up) return {};  // nothing answers: the check times out
-  return {answers_health_check(p), *there + *back};
+  const bool accepts = connect_only ? pod.present && !pod.crashed : answers_health_check(p);
+  return {accepts, *there + *back};
+}
+
+std::optional<std::size_t> Service::pick_endpoint(std::optional<ZoneIndex> caller_zone) {
+  const std::optional<RegionIndex> region = balancer_.home_region(region_of_caller(caller_zone));
+  std::optional<std::size_t> z = balancer_.local_zone(caller_zone, region);
+  if (!z) z = balancer_.pick_zone(caller_zone, region, rng());
+  if (!z) return std::nullopt;
+  return balancer_.pick_pod(*z, rng());
 }
 
 void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
@@ -686,6 +700,12 @@ void Service::stop() {
   for (std::size_t n = 0; n < calls_.meshed_callees().size(); ++n) {
     recorder().kpi("mesh.ejections", {{"service", config_.name}, {"upstream", calls_.meshed_callees()[n]->config().name}},
                    static_cast<double>(calls_.mesh_ejections(n)));
+  }
+  // Connections its gRPC channels lost, per service called over them.
+  for (std::size_t n = 0; n < calls_.grpc_callees().size(); ++n) {
+    recorder().kpi("grpc.connection_breaks",
+                   {{"service", config_.name}, {"upstream", calls_.grpc_callees()[n]->config().name}},
+                   static_cast<double>(calls_.grpc_breaks(n)));
   }
 }
 

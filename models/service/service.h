@@ -98,7 +98,7 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void on_served(std::uint64_t token, ServeOutcome outcome) override;
   // How long one of its calls lost on the way waits before its connection gives up (its sidecar's connect
   // timeout, or the kernel's).
-  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) const override;
+  Duration unacknowledged_give_up(std::uint64_t token, bool new_connection) override;
   // Answers to its database calls (from the pods' connection pools).
   void on_query_done(std::uint64_t token, const QueryResult& result) override;
   // A pod's pool towards the n-th database its calls name (in order of first
@@ -141,7 +141,11 @@ class Service : public Component, public JobOwner, public QueryClient, private C
     bool passed = false;
     std::optional<Duration> after;
   };
-  ProbeAnswer probe_pod(std::optional<ZoneIndex> from, std::size_t pod);
+  // connect_only: a TCP connection's answer, which a running pod gives whether or not it is ready.
+  ProbeAnswer probe_pod(std::optional<ZoneIndex> from, std::size_t pod, bool connect_only = false);
+  // The pod kube-proxy sends a new connection from a caller in that zone to, by the service's balancing over
+  // the listed pods (discovery grpc's channels behind the virtual IP); nullopt when none is listed.
+  std::optional<std::size_t> pick_endpoint(std::optional<ZoneIndex> caller_zone);
 
   // ---- a cloud load balancer in front (ServiceConfig::discovery loadBalancer) ----
   // From now on the balancer decides what callers see: the targets it has

@@ -29,10 +29,14 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
   if (deadlines != "ignore" && deadlines != "propagate") {
     problems.push_back({"deadlines", "expected ignore or propagate, got \"" + deadlines + "\""});
   }
-  if (discovery != "auto" && discovery != "kubernetes" && discovery != "mesh" && discovery != "loadBalancer" &&
-      discovery != "oracle") {
+  if (discovery != "auto" && discovery != "kubernetes" && discovery != "mesh" && discovery != "grpc" &&
+      discovery != "loadBalancer" && discovery != "oracle") {
     problems.push_back(
-        {"discovery", "expected auto, kubernetes, mesh, loadBalancer or oracle, got \"" + discovery + "\""});
+        {"discovery", "expected auto, kubernetes, mesh, grpc, loadBalancer or oracle, got \"" + discovery + "\""});
+  }
+  if (grpc) {
+    if (discovery != "grpc") problems.push_back({"grpc", "applies to discovery grpc, not " + discovery});
+    for (ConfigProblem p : grpc->validate()) problems.push_back({"grpc." + p.field, p.message});
   }
   if (mesh) {
     if (discovery != "mesh") problems.push_back({"mesh", "applies to discovery mesh, not " + discovery});

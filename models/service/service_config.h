@@ -14,6 +14,7 @@
 #include "models/data/pool_config.h"
 #include "models/load/service_time.h"
 #include "models/service/load_balancer_config.h"
+#include "models/service/grpc_config.h"
 #include "models/service/mesh_config.h"
 #include "models/service/retry_policy.h"
 #include "sim/fields.h"
@@ -118,10 +119,11 @@ struct ServiceConfig {
   bool zone_affinity = false;
   bool region_affinity = false;
   std::string zone_failure = "blackhole";  // blackhole | refuse
-  std::string discovery = "auto";          // auto | kubernetes | mesh | loadBalancer | oracle
+  std::string discovery = "auto";          // auto | kubernetes | mesh | grpc | loadBalancer | oracle
   std::string deadlines = "ignore";        // ignore | propagate
   std::optional<LoadBalancerConfig> load_balancer;  // discovery loadBalancer: its settings
   std::optional<MeshConfig> mesh;                   // discovery mesh: its sidecars' settings
+  std::optional<GrpcConfig> grpc;                   // discovery grpc: its callers' channels
   std::vector<CallConfig> calls;
   CpuConfig cpu;
 
@@ -166,7 +168,11 @@ struct ServiceConfig {
               "until then. mesh: the calling services' sidecar proxies (Envoy, as Istio configures it; settings "
               "in mesh): the same endpoints, pushed by istiod, and each sidecar's own outlier detection, "
               "locality failover, panic threshold, timeouts and optional active health checks; callers that "
-              "are not services (populations) go through kube-proxy. Needs spec.kubernetes. loadBalancer: a cloud load balancer's target health checks and its DNS answer of "
+              "are not services (populations) go through kube-proxy. Needs spec.kubernetes. grpc: the calling services' gRPC "
+              "channels (settings in grpc): long-lived connections to pods behind the Service's virtual IP or its "
+              "headless DNS, which learn of a dead pod only when a connection breaks (a reset, an unanswered "
+              "keepalive ping, TCP giving up) and of new pods only when they re-resolve; populations go through "
+              "kube-proxy. Needs spec.kubernetes. loadBalancer: a cloud load balancer's target health checks and its DNS answer of "
               "nodes per zone (loadBalancer); a failed zone's pods get requests until they fail enough checks, "
               "and its node until callers' cached answers expire. oracle: callers stop using a pod the instant "
               "it or its zone dies, a shortcut for comparisons with closed forms that no real system has. auto: "
@@ -186,6 +192,9 @@ struct ServiceConfig {
         field("mesh", &ServiceConfig::mesh,
               "The sidecars' settings towards the service, for discovery mesh (default: Envoy's documented "
               "defaults, with Istio's locality failover and leastRequest)."),
+        field("grpc", &ServiceConfig::grpc,
+              "The gRPC channels its calling services hold, for discovery grpc (default: gRPC's documented "
+              "defaults: the Service's virtual IP, pick_first, no keepalive)."),
         field("calls", &ServiceConfig::calls,
               "Services called for every request after the service's own work, in order."),
         field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),
