@@ -72,6 +72,27 @@ TEST(Describe, GivesEachZoneLossItsDetectionChain) {
   EXPECT_NE(oracle.find("(oracle): its callers drop the lost pods at once; no detection is modelled\n"),
             std::string::npos)
       << oracle;
+  // Through sidecars: each part with its settings (Istio's for checkout, Envoy's for payments).
+  const std::string mesh = describe(load_scenario_file("scenarios/az_failure_mesh.yaml"));
+  EXPECT_NE(mesh.find("      detection: checkout (mesh): its callers' sidecars each find out on their own. Locality "
+                      "failover: a caller whose own zone still has enough healthy pods (healthy x 1.4 >= all) never "
+                      "sends to the lost ones. Outlier detection ejects a lost pod after 5 failures in a row of one "
+                      "sidecar's requests; a failure shows no sooner than the route timeout (none) on a kept "
+                      "connection or the connect timeout (10s) on a new one"),
+            std::string::npos)
+      << mesh;
+  EXPECT_NE(mesh.find("Kubernetes unlists it after more than 40s and at most 1m0.1s (NotReady, then istiod's push "
+                      "after 100ms)\n"),
+            std::string::npos)
+      << mesh;
+  // Over gRPC channels without keepalive: the kernel's give-up bounds a connection to a lost pod.
+  const std::string grpc = describe(load_scenario_file("scenarios/az_failure_mesh.yaml",
+                                                       {"spec.topology.services[frontend].discovery=grpc"}));
+  EXPECT_NE(grpc.find("      detection: frontend (grpc): its callers' channels keep their connections to the lost "
+                      "pods until one breaks: after 15m24.6s of unacknowledged calls (tcp_retries2); every call sent "
+                      "on such a connection fails at its own deadline."),
+            std::string::npos)
+      << grpc;
 }
 
 }  // namespace
