@@ -16,9 +16,12 @@
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
+
+using test_support::run_text;
 
 using namespace std::chrono_literals;
 using test_support::first_time_s;
@@ -58,12 +61,6 @@ spec:
   kubernetes:
 )" + kubernetes +
          (timeline.empty() ? "" : "  timeline:\n" + timeline);
-}
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
 }
 
 bool has_event(const Recorder& rec, std::string_view kind, std::string_view text) {

@@ -13,9 +13,12 @@
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
+
+using test_support::run_text;
 
 using namespace std::chrono_literals;
 using test_support::first_time_s;
@@ -82,12 +85,6 @@ std::string api(const std::string& policy, const std::string& more = "") {
 }
 
 constexpr double kBack = 720;  // zone a returns
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
-}
 
 // Time (s) and detail of the n-th event of the kind whose detail contains `text`.
 struct Logged {

@@ -21,9 +21,12 @@
 #include "io/scenario_error.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
+
+using test_support::run_text;
 
 using namespace std::chrono_literals;
 using test_support::series;
@@ -64,12 +67,6 @@ spec:
   timeline:
     - {name: lose-a, action: zone:fail, target: {zone: a}, at: 1m, duration: 5m}
 )";
-}
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
 }
 
 std::vector<double> event_times(const Recorder& rec, std::string_view kind, std::string_view text = "") {

@@ -12,18 +12,15 @@
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
 
+using test_support::run_text;
+
 using test_support::kpi;
 using test_support::series;
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
-}
 
 // One pod of one worker, 100 ms a request (10 a second), behind no balancer
 // worth the name (one zone, the oracle: this is about the queue). 40 requests

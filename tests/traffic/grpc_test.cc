@@ -20,9 +20,12 @@
 #include "io/run.h"
 #include "io/scenario_loader.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
+
+using test_support::run_text;
 
 using namespace std::chrono_literals;
 using test_support::kpi;
@@ -68,12 +71,6 @@ spec:
     - {name: lose-a, action: zone:fail, target: {zone: a}, at: 60s, duration: 30m}
     - {name: scale-b, action: service:scale, target: {service: ledger, zone: b}, at: 70s, replicas: 2}
 )";
-}
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
 }
 
 // The users' requests that succeeded in the windows starting in [from, to) (seconds of the run).

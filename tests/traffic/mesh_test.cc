@@ -15,9 +15,12 @@
 #include "io/scenario_loader.h"
 #include "io/scenario_error.h"
 #include "tests/drills/recorded_series.h"
+#include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
+
+using test_support::run_text;
 
 using namespace std::chrono_literals;
 using test_support::kpi;
@@ -68,12 +71,6 @@ spec:
   timeline:
     - {name: lose-a, action: zone:fail, target: {zone: a}, at: 60s, duration: 2m}
 )";
-}
-
-RunResult run_text(const std::string& text) {
-  RunResult run = run_scenario(load_scenario_text(text));
-  EXPECT_EQ(run.outcome.reason, StopReason::kHorizon);
-  return run;
 }
 
 // Requests the sidecars sent into the dead zone a's ledger pods, over the windows starting in [from, to) after
