@@ -170,11 +170,6 @@ GrpcChannel& CallClient::channel_of(std::size_t p, std::size_t n) {
   return *ch;
 }
 
-const GrpcChannel* CallClient::channel(std::size_t p, std::size_t n) const {
-  const std::size_t i = p * grpc_.size() + n;
-  return i < channels_.size() ? channels_[i].get() : nullptr;
-}
-
 std::uint64_t CallClient::grpc_breaks(std::size_t n) const {
   std::uint64_t total = 0;
   for (std::size_t i = n; i < channels_.size(); i += grpc_.size()) {
@@ -311,7 +306,7 @@ void CallClient::send_attempt(std::uint32_t c) {
           CallRecord& timed_out = records_[c];
           timed_out.attempt_timer = EventId{};
           timed_out.attempt_outstanding = false;
-          end_mesh_attempt(timed_out, EnvoyCluster::Result::kAbandoned);
+          end_attempt_on_host(timed_out, EnvoyCluster::Result::kAbandoned);
           ++timed_out.generation;  // its late answer is ignored; the callee still does the work
           attempt_failed(c, AttemptFailure::kTimeout);
         },
@@ -364,7 +359,7 @@ void CallClient::send_attempt(std::uint32_t c) {
   if (const auto failure = callee->submit_to_pod(call, from, *host)) served(token, *failure);
 }
 
-void CallClient::end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result) {
+void CallClient::end_attempt_on_host(CallRecord& r, EnvoyCluster::Result result) {
   if (r.host == kNoCall) return;
   if (const std::uint32_t n = edges_[r.edge].channel; n != kNoCall) {
     // A gRPC call: its connection hears how it ended. An abandoned one resets its stream (data on the
@@ -391,7 +386,7 @@ void CallClient::end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result) {
 void CallClient::route_timed_out(std::uint32_t c) {
   CallRecord& r = records_[c];
   r.route_timer = EventId{};
-  end_mesh_attempt(r, EnvoyCluster::Result::kFailure);
+  end_attempt_on_host(r, EnvoyCluster::Result::kFailure);
   r.attempt_outstanding = false;
   ++r.generation;  // the host's late answer is ignored; it may still be working on it
   sim_->cancel(r.attempt_timer);
@@ -464,7 +459,7 @@ void CallClient::answer(std::uint64_t token, std::optional<AttemptFailure> failu
   r.attempt_outstanding = false;
   sim_->cancel(r.attempt_timer);
   r.attempt_timer = EventId{};
-  end_mesh_attempt(r, failure ? EnvoyCluster::Result::kFailure : EnvoyCluster::Result::kSuccess);
+  end_attempt_on_host(r, failure ? EnvoyCluster::Result::kFailure : EnvoyCluster::Result::kSuccess);
   if (!failure) {
     call_done(c, true);
     return;
@@ -499,7 +494,7 @@ void CallClient::call_done(std::uint32_t c, bool ok) {
 
 void CallClient::free_call(std::uint32_t c) {
   CallRecord& r = records_[c];
-  end_mesh_attempt(r, EnvoyCluster::Result::kAbandoned);  // an attempt under way is reset
+  end_attempt_on_host(r, EnvoyCluster::Result::kAbandoned);  // an attempt under way is reset
   sim_->cancel(r.timeout);
   sim_->cancel(r.attempt_timer);
   r.timeout = EventId{};

@@ -82,7 +82,6 @@ class CallClient {
   // The same for the services called over gRPC channels (discovery grpc).
   const std::vector<Service*>& grpc_callees() const { return grpc_; }
   std::uint64_t grpc_breaks(std::size_t n) const;
-  const GrpcChannel* channel(std::size_t pod, std::size_t n) const;
   // Ends the slot's calls under way (the slot is being freed).
   void drop(WorkerSlot& slot);
   // How a database query's result counts for the call's retry policy.
@@ -160,8 +159,9 @@ class CallClient {
   GrpcChannel& channel_of(std::size_t pod, std::size_t n);
   // A connection of the pod's channel towards grpc_[n] broke: the calls under way on it fail (UNAVAILABLE).
   void connection_broken(std::size_t pod, std::size_t n, std::size_t host);
-  // The attempt's host hears how it ended; its route timer stops.
-  void end_mesh_attempt(CallRecord& r, EnvoyCluster::Result result);
+  // An attempt sent to a host its sidecar or gRPC channel picked is over: the sidecar or the channel hears how
+  // it ended, and the sidecar's route timer stops.
+  void end_attempt_on_host(CallRecord& r, EnvoyCluster::Result result);
   // The sidecar's route timeout fired before the host answered: 504.
   void route_timed_out(std::uint32_t call);
   SimTime now() const;

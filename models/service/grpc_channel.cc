@@ -56,7 +56,6 @@ void GrpcChannel::close(Connection& k) {
 
 void GrpcChannel::resolve() {
   last_resolution_ = sim_.now();
-  ++resolutions_;
   if (!headless_) return;  // the Service's virtual IP: nothing new to learn
   addresses_.clear();
   for (std::size_t p = 0; p < upstream_.pod_total(); ++p) {
@@ -310,14 +309,6 @@ Duration GrpcChannel::unacknowledged(std::size_t pod) {
 
 void GrpcChannel::reset(std::size_t pod) {
   if (const auto c = connection_to(pod)) broken(*c);
-}
-
-std::vector<std::size_t> GrpcChannel::connected_pods() const {
-  std::vector<std::size_t> out;
-  for (const Connection& k : connections_) {
-    if (k.state == State::kReady) out.push_back(k.pod);
-  }
-  return out;
 }
 
 }  // namespace drsim

@@ -71,9 +71,6 @@ class GrpcChannel {
   void reset(std::size_t pod);
 
   std::uint64_t breaks() const { return breaks_; }
-  std::uint64_t resolutions() const { return resolutions_; }
-  // The pods the channel holds a ready connection to (for tests and reports).
-  std::vector<std::size_t> connected_pods() const;
 
  private:
   enum class State : std::uint8_t { kIdle, kConnecting, kReady, kBackoff };
@@ -120,7 +117,7 @@ class GrpcChannel {
   std::size_t next_pick_ = 0;           // round_robin
   std::optional<SimTime> last_resolution_;
   EventId resolution_;
-  std::uint64_t breaks_ = 0, resolutions_ = 0;
+  std::uint64_t breaks_ = 0;
 };
 
 }  // namespace drsim

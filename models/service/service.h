@@ -130,7 +130,6 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // change; callers that are not services (populations) reach the service through kube-proxy's view of them.
   // The control plane calls it for the services whose discovery is mesh.
   void use_mesh_endpoints(Duration debounce);
-  bool meshed() const { return meshed_; }
   // A request a caller's sidecar sends to the pod it picked (models/service/envoy_cluster.h): it crosses the
   // network to that pod as submit's do. A pod that is gone answers with a reset if its zone is up.
   std::optional<ServeOutcome> submit_to_pod(Job job, std::optional<ZoneIndex> caller_zone, std::size_t pod);
@@ -274,9 +273,9 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // a target whose zone died (held). Schedules what the caller hears, if anything ever answers.
   void lost_behind_balancer(JobOwner* owner, std::uint64_t token, bool at_target, bool held);
   // A request swallowed on its way (a dead zone, a cut path) with no balancer to answer for it: nothing
-  // acknowledges it, so the caller's kernel gives up at last, after its SYN retries on a new connection or
-  // tcp_retries2 on one it kept alive (Linux defaults, models/data/tcp_config.h). A caller's own shorter
-  // timeout ends it first; this only bounds the wait of a caller that has none.
+  // acknowledges it, so the caller's side gives up when it decides (JobOwner::unacknowledged_give_up: a
+  // sidecar's connect timeout, a gRPC channel's TCP give-up, else the kernel's Linux defaults). A caller's own
+  // shorter timeout ends it first; this only bounds the wait of a caller that has none.
   void unacknowledged(const Job& job);
   void update_gauges(std::size_t zone) { meter_.update_gauges(zone, now()); }
   // What the oracle lists: a pod that is up and ready.
