@@ -67,12 +67,14 @@ BlastRadius blast_radius(const Topology& topology, const TopologyState& state,
     for (const Placement& p : placements(topology, service)) {
       if (!state.zone_up[p.zone]) continue;
       std::vector<std::string> seen;
-      for (const CallConfig& call : service.calls) {
-        if (std::find(seen.begin(), seen.end(), call.service) != seen.end()) continue;
-        seen.push_back(call.service);
-        const ServiceConfig* callee = find_service(services, call.service);
-        if (callee != nullptr && !reaches(p.zone, *callee, nullptr)) {
-          radius.lost_dependencies.push_back({service.name, topology.zone_name(p.zone), callee->name});
+      for (std::size_t op = 0; op < service.operation_count(); ++op) {  // every operation's calls
+        for (const CallConfig& call : service.calls_of(op)) {
+          if (call.service.empty() || std::find(seen.begin(), seen.end(), call.service) != seen.end()) continue;
+          seen.push_back(call.service);
+          const ServiceConfig* callee = find_service(services, call.service);
+          if (callee != nullptr && !reaches(p.zone, *callee, nullptr)) {
+            radius.lost_dependencies.push_back({service.name, topology.zone_name(p.zone), callee->name});
+          }
         }
       }
     }

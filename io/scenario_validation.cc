@@ -201,50 +201,108 @@ std::vector<Diagnostic> check_topology(const TopologyConfig& topology, const Sou
 
 namespace {
 
-// Call references must name services, and calls must not come back around:
-// a cycle would recurse without end. Reported as "a -> b -> a" at the call
-// that closes it. Iterative, so that a long chain cannot overflow the stack.
+// Call references must name services and their operations, and calls must not come back around: a cycle
+// would recurse without end. The graph's nodes are (service, operation): an operation's calls are its own, or
+// the service's when it gives none. Reported as "a -> b -> a" (b.op for a named operation) at the call that
+// closes it. Iterative, so that a long chain cannot overflow the stack.
 void check_calls(const std::vector<ServiceConfig>& services, const NameTable& names, const std::string& root,
                  const SourceMap& where, std::vector<Diagnostic>& out) {
   std::map<std::string_view, std::size_t> index;
   for (std::size_t i = 0; i < services.size(); ++i) index.emplace(services[i].name, i);
+  // Where the calls of (service, operation) sit in the file, for messages.
+  const auto calls_path = [&](std::size_t service, std::size_t op) {
+    if (op == 0 || !services[service].operations[op - 1].calls) return indexed(root, service) + ".calls";
+    return indexed(indexed(root, service) + ".operations", op - 1) + ".calls";
+  };
+  const auto node_name = [&](std::size_t service, std::size_t op) {
+    const std::string& operation = services[service].operation_name(op);
+    return services[service].name + (operation.empty() ? "" : "." + operation);
+  };
   for (std::size_t i = 0; i < services.size(); ++i) {
-    for (std::size_t j = 0; j < services[i].calls.size(); ++j) {
-      if (services[i].calls[j].service.empty()) continue;  // a database call (checked with the databases)
-      names.check_reference(services[i].calls[j].service, indexed(indexed(root, i) + ".calls", j) + ".service", out);
+    for (std::size_t op = 0; op < services[i].operation_count(); ++op) {
+      if (op > 0 && !services[i].operations[op - 1].calls) continue;  // the service's, checked once
+      const std::vector<CallConfig>& calls = services[i].calls_of(op);
+      for (std::size_t j = 0; j < calls.size(); ++j) {
+        if (calls[j].service.empty()) continue;  // a database call (checked with the databases)
+        const std::string at = indexed(calls_path(i, op), j);
+        names.check_reference(calls[j].service, at + ".service", out);
+        const auto callee = index.find(calls[j].service);
+        if (callee == index.end() || calls[j].operation.empty()) continue;
+        const ServiceConfig& target = services[callee->second];
+        if (!target.operation_index(calls[j].operation)) {
+          std::vector<std::string_view> known;
+          for (const OperationConfig& o : target.operations) known.push_back(o.name);
+          out.push_back(where.at(at + ".operation",
+                                 unknown_name_message("operation", calls[j].operation, known,
+                                                      "operations of " + quote(target.name))));
+        }
+      }
     }
   }
+  // Node n = offsets[service] + operation.
+  std::vector<std::size_t> offsets(services.size() + 1, 0);
+  for (std::size_t i = 0; i < services.size(); ++i) offsets[i + 1] = offsets[i] + services[i].operation_count();
   enum Color { kWhite, kGray, kBlack };
-  std::vector<Color> color(services.size(), kWhite);
-  for (std::size_t start = 0; start < services.size(); ++start) {
-    if (color[start] != kWhite) continue;
-    std::vector<std::pair<std::size_t, std::size_t>> stack{{start, 0}};  // (service, next call)
-    color[start] = kGray;
-    while (!stack.empty()) {
-      auto& [service, next] = stack.back();
-      if (next == services[service].calls.size()) {
-        color[service] = kBlack;
-        stack.pop_back();
-        continue;
-      }
-      const std::size_t call = next++;
-      const auto callee = index.find(services[service].calls[call].service);
-      if (callee == index.end()) continue;  // reported above
-      if (color[callee->second] == kGray) {
-        std::string cycle;
-        bool on = false;
-        for (const auto& frame : stack) {
-          if (frame.first == callee->second) on = true;
-          if (on) cycle += services[frame.first].name + " -> ";
+  std::vector<Color> color(offsets.back(), kWhite);
+  struct Frame {
+    std::size_t service, op, next;  // next: the next call to follow
+  };
+  for (std::size_t start_service = 0; start_service < services.size(); ++start_service) {
+    for (std::size_t start_op = 0; start_op < services[start_service].operation_count(); ++start_op) {
+      if (color[offsets[start_service] + start_op] != kWhite) continue;
+      std::vector<Frame> stack{{start_service, start_op, 0}};
+      color[offsets[start_service] + start_op] = kGray;
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        const std::vector<CallConfig>& calls = services[top.service].calls_of(top.op);
+        if (top.next == calls.size()) {
+          color[offsets[top.service] + top.op] = kBlack;
+          stack.pop_back();
+          continue;
         }
-        cycle += services[callee->second].name;
-        out.push_back(where.at(indexed(indexed(root, service) + ".calls", call) + ".service",
-                               "call cycle: " + cycle + " (each calls the next)"));
-      } else if (color[callee->second] == kWhite) {
-        color[callee->second] = kGray;
-        stack.emplace_back(callee->second, 0);
+        const std::size_t call = top.next++;
+        const Frame caller = top;
+        const auto callee = index.find(calls[call].service);
+        if (callee == index.end()) continue;  // reported above (or a database call)
+        const std::optional<std::size_t> op = services[callee->second].operation_index(calls[call].operation);
+        if (!op) continue;  // reported above
+        const std::size_t node = offsets[callee->second] + *op;
+        if (color[node] == kGray) {
+          std::string cycle;
+          bool on = false;
+          for (const Frame& frame : stack) {
+            if (frame.service == callee->second && frame.op == *op) on = true;
+            if (on) cycle += node_name(frame.service, frame.op) + " -> ";
+          }
+          cycle += node_name(callee->second, *op);
+          out.push_back(where.at(indexed(calls_path(caller.service, caller.op), call) + ".service",
+                                 "call cycle: " + cycle + " (each calls the next)"));
+        } else if (color[node] == kWhite) {
+          color[node] = kGray;
+          stack.push_back({callee->second, *op, 0});
+        }
       }
     }
+  }
+}
+
+// A population's operations must be operations of its entry service.
+void check_population_operations(const ScenarioSpec& spec, const ClientPopulationConfig& population,
+                                 const std::string& p, const SourceMap& where, std::vector<Diagnostic>& out) {
+  const auto& services = spec.topology.config.services;
+  const auto entry = std::find_if(services.begin(), services.end(),
+                                  [&](const ServiceConfig& s) { return s.name == population.service; });
+  if (entry == services.end()) return;  // reported with the service
+  std::vector<std::string_view> known;
+  for (const OperationConfig& o : entry->operations) known.push_back(o.name);
+  for (std::size_t i = 0; i < population.operations.size(); ++i) {
+    const std::string& name = population.operations[i].name;
+    if (entry->operation_index(name).value_or(0) != 0) continue;
+    out.push_back(where.at(indexed(p + ".operations", i) + ".name",
+                           known.empty() ? "service " + quote(entry->name) + " has no operations (give it some, "
+                                               "or leave the population's operations out)"
+                                         : unknown_name_message("operation", name, known,
+                                                                "operations of " + quote(entry->name))));
   }
 }
 
@@ -422,10 +480,17 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     check_optional(regions, d.preferred_region, p + ".preferredRegion");
   }
   for (std::size_t i = 0; i < spec.topology.config.services.size(); ++i) {
-    const auto& calls = spec.topology.config.services[i].calls;
-    for (std::size_t j = 0; j < calls.size(); ++j) {
-      if (calls[j].database.empty()) continue;
-      databases.check_reference(calls[j].database, indexed(indexed(root, i) + ".calls", j) + ".database", out);
+    const ServiceConfig& service = spec.topology.config.services[i];
+    const auto check_databases = [&](const std::vector<CallConfig>& calls, const std::string& at) {
+      for (std::size_t j = 0; j < calls.size(); ++j) {
+        if (!calls[j].database.empty()) databases.check_reference(calls[j].database, indexed(at, j) + ".database", out);
+      }
+    };
+    check_databases(service.calls, indexed(root, i) + ".calls");
+    for (std::size_t o = 0; o < service.operations.size(); ++o) {
+      if (service.operations[o].calls) {
+        check_databases(*service.operations[o].calls, indexed(indexed(root, i) + ".operations", o) + ".calls");
+      }
     }
   }
   for (std::size_t i = 0; i < spec.topology.config.consensus_groups.size(); ++i) {
@@ -466,6 +531,7 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     const std::string p = indexed("spec.load", i);
     populations.add(population.name, p + ".name", out);
     services.check_reference(population.service, p + ".service", out);
+    check_population_operations(spec, population, p, where, out);
     if (!population.zone.empty()) zones.check_reference(population.zone, p + ".zone", out);
     if (!population.affinity_zone.empty()) zones.check_reference(population.affinity_zone, p + ".affinityZone", out);
     report(p, population.validate());

@@ -17,7 +17,8 @@ CallClient::CallClient(const ServiceConfig& config, PodSet& pods, Owner& owner, 
       pods_(pods),
       owner_(owner),
       caller_(caller),
-      querier_(querier) {}
+      querier_(querier),
+      steps_(config.operation_count()) {}  // no calls until connect() resolves them
 
 SimTime CallClient::now() const { return sim_->now(); }
 
@@ -29,11 +30,24 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
   sidecars_.clear();
   grpc_.clear();
   channels_.clear();
+  for (std::size_t op = 0; op < config_.operation_count(); ++op) {
+    if (op > 0 && !config_.operations[op - 1].calls) {
+      steps_.push_back(steps_.front());  // the service's calls, through the same edges
+      continue;
+    }
+    steps_.emplace_back();
+    connect_calls(config_.calls_of(op), steps_.back(), find_service, find_database);
+  }
+}
+
+void CallClient::connect_calls(const std::vector<CallConfig>& calls, std::vector<std::vector<StepCall>>& steps,
+                               const FindService& find_service, const FindDatabase& find_database) {
   bool previous_parallel = false;
-  for (std::uint32_t edge = 0; edge < config_.calls.size(); ++edge) {
-    const CallConfig& call = config_.calls[edge];
+  for (const CallConfig& call : calls) {
+    const auto edge = static_cast<std::uint32_t>(edges_.size());
     Service* callee = nullptr;
     std::uint32_t database = kNoCall;
+    std::size_t callee_operation = 0;
     if (!call.database.empty()) {
       database = connect_database(call, find_database);
     } else {
@@ -41,10 +55,18 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
       if (callee == nullptr) {
         throw SimulationError("service \"" + config_.name + "\" calls unknown service \"" + call.service + "\"");
       }
+      const std::optional<std::size_t> op = callee->config().operation_index(call.operation);
+      if (!op) {
+        throw SimulationError("service \"" + config_.name + "\" calls operation \"" + call.operation +
+                              "\", which service \"" + call.service + "\" does not have");
+      }
+      callee_operation = *op;
     }
     edges_.push_back(CallEdge{RetryPolicy(call.retry),
                               call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
                               call.timeout, database, call.queries, call.writes});
+    edges_.back().operation = static_cast<std::uint16_t>(callee_operation);
+    edges_.back().probability = call.probability.value;
     if (callee != nullptr && callee->config().discovery == "mesh") {
       const auto known = std::find(meshed_.begin(), meshed_.end(), callee);
       edges_.back().sidecar = static_cast<std::uint32_t>(known - meshed_.begin());
@@ -56,10 +78,10 @@ void CallClient::connect(const FindService& find_service, const FindDatabase& fi
       if (known == grpc_.end()) grpc_.push_back(callee);
     }
     if (call.parallel) {
-      if (!previous_parallel) steps_.emplace_back();
-      for (std::uint32_t i = 0; i < call.count; ++i) steps_.back().push_back({callee, edge});
+      if (!previous_parallel) steps.emplace_back();
+      for (std::uint32_t i = 0; i < call.count; ++i) steps.back().push_back({callee, edge});
     } else {
-      for (std::uint32_t i = 0; i < call.count; ++i) steps_.push_back({StepCall{callee, edge}});
+      for (std::uint32_t i = 0; i < call.count; ++i) steps.push_back({StepCall{callee, edge}});
     }
     previous_parallel = call.parallel;
   }
@@ -225,17 +247,26 @@ void CallClient::begin(std::size_t p, std::size_t slot) {
 
 void CallClient::start_step(std::size_t p, std::size_t slot) {
   WorkerSlot& s = pods_.pod(p).slots[slot];
-  if (s.step == steps_.size()) {
+  const auto& steps = steps_[s.job.operation];
+  if (s.step == steps.size()) {
     owner_.calls_over(p, slot, s.failed ? ServeOutcome::kDependencyFailed : ServeOutcome::kServed);
     return;
   }
-  const auto& step = steps_[s.step];
+  const auto& step = steps[s.step];
   s.outstanding = static_cast<std::uint32_t>(step.size());
   s.failed = false;
   // While the step's calls are being sent, a call that ends at once only
   // counts itself off: the step cannot end (and the slot be reused) half-sent.
+  // A call not made this time (its probability) counts itself off the same way.
   s.sending = true;
-  for (const StepCall& c : step) send_attempt(new_call(p, slot, c.edge, c.callee));
+  for (const StepCall& c : step) {
+    const double probability = edges_[c.edge].probability;
+    if (probability < 1.0 && rng_->uniform() >= probability) {
+      --pods_.pod(p).slots[slot].outstanding;
+      continue;
+    }
+    send_attempt(new_call(p, slot, c.edge, c.callee));
+  }
   WorkerSlot& sent = pods_.pod(p).slots[slot];
   sent.sending = false;
   if (sent.outstanding == 0) end_step(p, slot);
@@ -320,6 +351,7 @@ void CallClient::send_attempt(std::uint32_t c) {
   }
   Job call{&caller_, token, now()};
   call.deadline = r.deadline;
+  call.operation = e.operation;
   if (e.retry.per_try_timeout()) call.deadline = std::min(call.deadline, now() + *e.retry.per_try_timeout());
   Service* callee = r.callee;
   const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;

@@ -100,7 +100,7 @@ class CallClient {
  private:
   struct CallRecord {
     std::uint32_t pod = 0, slot = 0;
-    std::uint32_t edge = 0;     // index in config().calls
+    std::uint32_t edge = 0;     // index in edges_
     Service* callee = nullptr;  // null: a database call (CallEdge::database)
     std::uint32_t generation = 0;
     std::uint32_t attempt = 0;
@@ -115,7 +115,7 @@ class CallClient {
     EventId route_timer;
     std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
   };
-  // Per entry of config().calls: its retry policy and budget.
+  // Per entry of the calls of every operation: its retry policy and budget.
   struct CallEdge {
     RetryPolicy retry;
     std::optional<RetryBudget> budget;
@@ -125,6 +125,8 @@ class CallClient {
     std::uint32_t writes = 0;
     std::uint32_t sidecar = kNoCall;  // calls to a meshed service: index in meshed_
     std::uint32_t channel = kNoCall;  // calls over gRPC channels: index in grpc_
+    std::uint16_t operation = 0;      // service calls: the callee's operation index
+    double probability = 1.0;         // each call is made with it
   };
   // A database the calls name: the pods' pool settings towards it, and its
   // endpoint from each of the service's zones.
@@ -144,6 +146,9 @@ class CallClient {
   };
 
   std::uint32_t connect_database(const CallConfig& call, const FindDatabase& find_database);
+  // One operation's calls: their edges, and the steps they make.
+  void connect_calls(const std::vector<CallConfig>& calls, std::vector<std::vector<StepCall>>& steps,
+                     const FindService& find_service, const FindDatabase& find_database);
   void start_step(std::size_t pod, std::size_t slot);
   void end_step(std::size_t pod, std::size_t slot);
   std::uint32_t new_call(std::size_t pod, std::size_t slot, std::uint32_t edge, Service* callee);
@@ -175,7 +180,7 @@ class CallClient {
   Simulation* sim_ = nullptr;
   std::uint32_t host_ = 0;
   RngStream* rng_ = nullptr;
-  std::vector<std::vector<StepCall>> steps_;
+  std::vector<std::vector<std::vector<StepCall>>> steps_;  // [operation][step]: the calls of each step
   std::vector<CallEdge> edges_;
   std::vector<DatabaseUse> database_uses_;
   std::vector<CallRecord> records_;

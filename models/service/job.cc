@@ -27,12 +27,4 @@ Duration JobOwner::kernel_give_up(bool new_connection) {
   return new_connection ? syn_give_up(linux_defaults) : retransmission_give_up(linux_defaults);
 }
 
-void JobQueue::grow() {
-  constexpr std::size_t kFirstCapacity = 8;
-  std::vector<Job> grown(slots_.empty() ? kFirstCapacity : 2 * slots_.size());
-  for (std::size_t i = 0; i < size_; ++i) grown[i] = (*this)[i];
-  slots_.swap(grown);
-  head_ = 0;
-}
-
 }  // namespace drsim

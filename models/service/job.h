@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/service/ring_queue.h"
 #include "sim/time.h"
 
 namespace drsim {
@@ -67,50 +68,16 @@ struct Job {
   // but one lost in a dead zone is not counted as traffic sent there (what
   // the `switched` figure of a fault watches for).
   bool probe = false;
+  // The operation asked for, an index into the service's operations (ServiceConfig::operation_index): 0 is
+  // its default operation.
+  std::uint16_t operation = 0;
   // When the caller gives up on it (its timeout, or the deadline it was
   // given, the earlier): a service that honours deadlines drops a queued job
   // past it and cancels one in service at it. kSimTimeMax: none.
   SimTime deadline = kSimTimeMax;
 };
 
-// Jobs waiting for a worker, first in first out: a ring buffer that doubles
-// when full and never shrinks. Once a pod's queue has been as long as it
-// gets, queuing allocates nothing (std::deque allocates and frees a block
-// every few jobs as a queue fills and drains), and its memory is bounded by
-// the longest the queue has been, not by the jobs it has seen.
-class JobQueue {
- public:
-  bool empty() const { return size_ == 0; }
-  std::size_t size() const { return size_; }
-  // Slots allocated (for memory tests): 0 or a power of two.
-  std::size_t capacity() const { return slots_.size(); }
-
-  void push_back(const Job& job) {
-    if (size_ == slots_.size()) grow();
-    slots_[(head_ + size_) & (slots_.size() - 1)] = job;
-    ++size_;
-  }
-  // Requires !empty().
-  const Job& front() const { return slots_[head_]; }
-  // Requires !empty().
-  void pop_front() {
-    head_ = (head_ + 1) & (slots_.size() - 1);
-    --size_;
-  }
-  // Forgets the jobs, keeps the storage.
-  void clear() {
-    head_ = 0;
-    size_ = 0;
-  }
-  // The i-th job from the front, i < size().
-  const Job& operator[](std::size_t i) const { return slots_[(head_ + i) & (slots_.size() - 1)]; }
-
- private:
-  void grow();
-
-  std::vector<Job> slots_;  // size 0 or a power of two, so wrapping is a mask
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
-};
+// Jobs waiting for a worker, first in first out (models/service/ring_queue.h).
+using JobQueue = RingQueue<Job>;
 
 }  // namespace drsim

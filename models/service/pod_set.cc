@@ -8,7 +8,7 @@
 namespace drsim {
 
 PodSet::PodSet(const ServiceConfig& config, const FailureDomains* domains)
-    : service_name_(config.name), concurrency_(config.concurrency) {
+    : service_name_(config.name), concurrency_(config.concurrency), slots_per_pod_(config.slots_per_pod()) {
   for (const ReplicasConfig& r : config.replicas) {
     ServiceZone zone;
     zone.name = r.zone;
@@ -48,9 +48,9 @@ std::size_t PodSet::add(std::size_t z, bool ready, bool up, bool listed, std::in
   pod.ready = ready;
   pod.up = up;
   pod.listed = listed;
-  pod.slots.assign(concurrency_, WorkerSlot{});
-  pod.free_slots.assign((concurrency_ + 63) / 64, ~std::uint64_t{0});
-  if (concurrency_ % 64 != 0) pod.free_slots.back() = (std::uint64_t{1} << (concurrency_ % 64)) - 1;
+  pod.slots.assign(slots_per_pod_, WorkerSlot{});
+  pod.free_slots.assign((slots_per_pod_ + 63) / 64, ~std::uint64_t{0});
+  if (slots_per_pod_ % 64 != 0) pod.free_slots.back() = (std::uint64_t{1} << (slots_per_pod_ % 64)) - 1;
   pod.name = service_name_ + "-" + zones_[z].name + "-" + std::to_string(zones_[z].pods_created++);
   pod.usage_since_ns = now_ns;
   pod.present_at_mark = true;
@@ -89,7 +89,7 @@ void PodSet::release_slot(ServicePod& pod, std::size_t slot) {
 }
 
 std::uint64_t PodSet::memory_per_pod(const ServiceConfig& config) {
-  const std::uint64_t workers = config.concurrency;
+  const std::uint64_t workers = config.slots_per_pod();
   return sizeof(ServicePod) + workers * sizeof(WorkerSlot) + (workers + 63) / 64 * sizeof(std::uint64_t);
 }
 

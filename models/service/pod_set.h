@@ -37,6 +37,14 @@ struct WorkerSlot {
   Job job;                        // the job in service (arrived: when it reached the service)
   std::uint32_t first_call = kNoCall;  // its calls under way (a list kept by CallClient)
   bool sending = false;                // its step's calls are being sent: the step cannot end yet
+  bool waiting_for_thread = false;     // event loop: in the pod's run queue, its own work not started
+};
+
+// Event loop: a request in flight waiting for one of the pod's threads. The generation tells a stale entry
+// (its slot was freed and reused since) from a live one.
+struct RunQueueEntry {
+  std::uint32_t slot = 0;
+  std::uint32_t generation = 0;
 };
 
 struct ServicePod {
@@ -61,6 +69,7 @@ struct ServicePod {
   JobQueue queue;
   std::uint32_t outstanding() const { return busy + static_cast<std::uint32_t>(queue.size()); }
   std::vector<WorkerSlot> slots;
+  RingQueue<RunQueueEntry> run_queue;  // event loop: requests waiting for a thread, first come first served
   // Bit i % 64 of word i / 64 is set while slot i is free, so a job finds
   // the lowest free slot without walking the slots (see PodSet::take_slot).
   std::vector<std::uint64_t> free_slots;
@@ -101,7 +110,7 @@ struct ServiceZone {
   std::uint32_t routable_pods = 0;          // taking new work: the zone's routing weight
   std::uint32_t live_pods = 0;              // up and present, terminating included
   std::uint32_t idle_routable_workers = 0;  // free worker slots of routable pods (zone affinity)
-  std::uint32_t busy = 0;                   // workers busy in the zone
+  std::uint32_t busy = 0;                   // workers busy in the zone (event loop: threads computing)
   std::size_t queued = 0;                   // jobs waiting in the zone's queues
 };
 
@@ -119,7 +128,10 @@ class PodSet {
   const std::vector<ServicePod>& pods() const { return pods_; }
   ServicePod& pod(std::size_t p) { return pods_[p]; }
   const ServicePod& pod(std::size_t p) const { return pods_[p]; }
+  // Workers (worker pool) or threads (event loop) per pod: what utilisation is measured against.
   std::uint32_t concurrency() const { return concurrency_; }
+  // Requests one pod holds at once: its worker slots.
+  std::uint32_t slots_per_pod() const { return slots_per_pod_; }
 
   // The service's zone in a topology zone (validation allows one at most).
   std::optional<std::size_t> zone_in_topology_zone(ZoneIndex zone) const {
@@ -165,13 +177,14 @@ class PodSet {
     const auto add = [sign](std::uint32_t& n, std::uint32_t k) { n = sign > 0 ? n + k : n - k; };
     if (pod.routable()) {
       add(zone.routable_pods, 1);
-      add(zone.idle_routable_workers, concurrency_ - pod.busy);
+      add(zone.idle_routable_workers, slots_per_pod_ - pod.busy);
     }
     if (pod.serving()) add(zone.live_pods, 1);
   }
 
   std::string service_name_;
   std::uint32_t concurrency_;
+  std::uint32_t slots_per_pod_;
   std::vector<ServiceZone> zones_;
   std::vector<std::size_t> zone_in_topology_zone_;  // kNoZone where the service has none
   std::vector<ServicePod> pods_;

@@ -21,19 +21,27 @@ ServiceConfig checked(ServiceConfig config) {
   }
   return config;
 }
+// One distribution per operation, by operation index.
+std::vector<ServiceTimeDistribution> service_times_of(const ServiceConfig& config) {
+  std::vector<ServiceTimeDistribution> out;
+  out.reserve(config.operation_count());
+  for (std::size_t op = 0; op < config.operation_count(); ++op) out.emplace_back(config.service_time_of(op));
+  return out;
+}
 }  // namespace
 
 Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics_window)
     : Component("service/" + config.name),
       config_(checked(std::move(config))),
       domains_(domains),
-      service_time_(config_.service_time),
+      service_times_(service_times_of(config_)),
       pods_(config_, domains_),
       balancer_(config_, pods_),
       calls_(config_, pods_, *this, *this, *this),
       meter_(config_, pods_, metrics_window),
       refuse_on_failure_(config_.zone_failure == "refuse"),
-      honours_deadlines_(config_.deadlines == "propagate") {
+      honours_deadlines_(config_.deadlines == "propagate"),
+      event_loop_(config_.event_loop()) {
   for (std::size_t z = 0; z < config_.replicas.size(); ++z) {
     for (std::uint32_t i = 0; i < config_.replicas[z].replicas; ++i) add_pod(z, true);
   }
@@ -315,7 +323,8 @@ void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwn
     if (refuse) refused.emplace_back(s.job.owner, s.job.token);
     release_slot(pod, slot);
   }
-  zone.busy -= pod.busy;
+  zone.busy -= event_loop_ ? pod.computing : pod.busy;
+  pod.run_queue.clear();
   change_pod_work(p, [](ServicePod& emptied) {
     emptied.busy = 0;
     emptied.computing = 0;
@@ -398,6 +407,9 @@ std::optional<RegionIndex> Service::region_of_caller(std::optional<ZoneIndex> ca
 
 std::optional<ServeOutcome> Service::send(Job job, std::size_t z, std::uint32_t pod,
                                           std::optional<RegionIndex> caller_region) {
+  if (job.operation >= service_times_.size()) [[unlikely]] {
+    throw SimulationError("service \"" + config_.name + "\" has no operation " + std::to_string(job.operation));
+  }
   const std::optional<RegionIndex>& served_in = pods_.zone(z).region;
   if (caller_region && served_in && *served_in != *caller_region && attached()) meter_.crossed_region(now());
   auto delay = network_delay(job.caller_zone, z, true);
@@ -496,7 +508,7 @@ std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job, std::uint32
     ++deadline_drops_;  // its caller gave up on the way: gRPC answers DEADLINE_EXCEEDED without running it
     return ServeOutcome::kDeadlineExceeded;
   }
-  if (pod.busy < config_.concurrency) {
+  if (pod.busy < pods_.slots_per_pod()) {
     begin_service(*p, job);
   } else {
     if (config_.queue_limit && pod.queue.size() >= *config_.queue_limit) {
@@ -522,19 +534,49 @@ void Service::release_slot(ServicePod& pod, std::size_t slot) {
 void Service::begin_service(std::size_t p, Job job) {
   ServicePod& pod = pods_.pod(p);
   const std::size_t slot = pods_.take_slot(pod);
-  change_pod_work(p, [](ServicePod& taken) {
-    ++taken.busy;
-    ++taken.computing;
-  });
-  ++pods_.zone(pod.zone).busy;
-  Duration d = service_time_.sample(rng());
-  if (slowdown_ != 1.0) d = Duration{static_cast<std::int64_t>(static_cast<double>(d.count()) * slowdown_)};
   WorkerSlot& s = pod.slots[slot];
   s.job = job;
-  s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
-  if (honours_deadlines_ && job.deadline != kSimTimeMax) {
-    s.deadline = schedule_at(job.deadline, "service.deadline", [this, p, slot] { deadline_passed(p, slot); });
+  if (event_loop_ && pod.computing >= config_.concurrency) {
+    // Every thread is computing: the request waits in the run queue, holding its place in flight.
+    change_pod_work(p, [](ServicePod& taken) { ++taken.busy; });
+    s.waiting_for_thread = true;
+    pod.run_queue.push_back({static_cast<std::uint32_t>(slot), s.generation});
+  } else {
+    change_pod_work(p, [](ServicePod& taken) {
+      ++taken.busy;
+      ++taken.computing;
+    });
+    ++pods_.zone(pod.zone).busy;
+    start_work(p, slot);
   }
+  if (honours_deadlines_ && job.deadline != kSimTimeMax) {
+    pod.slots[slot].deadline =
+        schedule_at(job.deadline, "service.deadline", [this, p, slot] { deadline_passed(p, slot); });
+  }
+}
+
+void Service::start_work(std::size_t p, std::size_t slot) {
+  WorkerSlot& s = pods_.pod(p).slots[slot];
+  Duration d = service_times_[s.job.operation].sample(rng());
+  if (slowdown_ != 1.0) d = Duration{static_cast<std::int64_t>(static_cast<double>(d.count()) * slowdown_)};
+  s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
+}
+
+void Service::thread_freed(std::size_t p) {
+  ServicePod& pod = pods_.pod(p);
+  --pods_.zone(pod.zone).busy;
+  while (!pod.run_queue.empty()) {
+    const RunQueueEntry next = pod.run_queue.front();
+    pod.run_queue.pop_front();
+    WorkerSlot& s = pod.slots[next.slot];
+    if (s.generation != next.generation || !s.waiting_for_thread) continue;  // it ended while it waited
+    s.waiting_for_thread = false;
+    change_pod_work(p, [](ServicePod& taken) { ++taken.computing; });
+    ++pods_.zone(pod.zone).busy;
+    start_work(p, next.slot);
+    break;
+  }
+  update_gauges(pod.zone);  // utilisation follows the threads computing
 }
 
 void Service::deadline_passed(std::size_t p, std::size_t slot) {
@@ -547,7 +589,9 @@ void Service::deadline_passed(std::size_t p, std::size_t slot) {
     cancel(s.work);
     s.work = EventId{};
     change_pod_work(p, [](ServicePod& stopped) { --stopped.computing; });
+    if (event_loop_) thread_freed(p);
   }
+  s.waiting_for_thread = false;  // its run-queue entry is stale from now on
   finish(p, slot, ServeOutcome::kDeadlineExceeded);  // its calls under way are dropped with the slot
 }
 
@@ -592,6 +636,9 @@ void Service::work_done(std::size_t p, std::size_t slot) {
   pod.accrue(to_ns(now()));
   --pod.computing;  // the worker now waits on its calls, or ends
   pod.slots[slot].work = EventId{};
+  // An event loop's thread goes to the next request waiting for one, before this request's calls can
+  // bring new work in.
+  if (event_loop_) thread_freed(p);
   calls_.begin(p, slot);
 }
 
@@ -603,7 +650,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   const Job job = pod.slots[slot].job;
   release_slot(pod, slot);
   change_pod_work(p, [](ServicePod& freed) { --freed.busy; });
-  --zone.busy;
+  if (!event_loop_) --zone.busy;  // an event loop's thread was freed when the request's own work ended
   const SimTime t = now();
   meter_.completed(pod.zone, t, t - job.arrived);
   // Queued jobs whose callers have given up are answered, not run, when deadlines are honoured. They are

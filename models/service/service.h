@@ -263,6 +263,10 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // Frees the slot and its calls.
   void release_slot(ServicePod& pod, std::size_t slot);
   void begin_service(std::size_t pod, Job job);
+  // The request in the slot starts its own work (its thread or worker is counted already).
+  void start_work(std::size_t pod, std::size_t slot);
+  // Event loop: a thread stopped computing; the next request of the run queue takes it.
+  void thread_freed(std::size_t pod);
   // A job in service reached its deadline (deadlines propagate): its work and calls stop, the worker is freed.
   void deadline_passed(std::size_t pod, std::size_t slot);
   void work_done(std::size_t pod, std::size_t slot);
@@ -286,7 +290,7 @@ class Service : public Component, public JobOwner, public QueryClient, private C
 
   ServiceConfig config_;
   FailureDomains* domains_;
-  ServiceTimeDistribution service_time_;
+  std::vector<ServiceTimeDistribution> service_times_;  // by operation index
   PodSet pods_;
   ZoneBalancer balancer_;
   CallClient calls_;
@@ -294,6 +298,7 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   double slowdown_ = 1.0;
   bool refuse_on_failure_ = false;
   bool honours_deadlines_ = false;  // deadlines: propagate
+  bool event_loop_ = false;         // server: eventLoop
   std::uint64_t deadline_drops_ = 0, deadline_cancels_ = 0;
   std::function<void(std::size_t)> pod_killed_;
   // Who decides what the callers see (ServicePod::listed).

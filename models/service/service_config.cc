@@ -1,5 +1,7 @@
 #include "models/service/service_config.h"
 
+#include <algorithm>
+
 namespace drsim {
 
 std::string ServiceConfig::discovery_path(bool scenario_has_kubernetes) const {
@@ -8,6 +10,45 @@ std::string ServiceConfig::discovery_path(bool scenario_has_kubernetes) const {
   // A service outside Kubernetes is reached the way a cloud deployment reaches it: through a load
   // balancer that health-checks its targets. The oracle is only ever an explicit choice.
   return scenario_has_kubernetes ? "kubernetes" : "loadBalancer";
+}
+
+void ServiceConfig::validate_calls(const std::vector<CallConfig>& list, const std::string& where,
+                                   std::vector<ConfigProblem>& out) const {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const CallConfig& call = list[i];
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (call.count == 0) out.push_back({at + ".count", "must be at least 1"});
+    if (call.service.empty() == call.database.empty()) {
+      out.push_back({at, call.service.empty() ? "needs service or database"
+                                                   : "gives both service and database: a call goes to one"});
+    }
+    if (!call.service.empty() && call.service == name) {
+      out.push_back({at + ".service", "a service cannot call itself"});
+    }
+    if (!call.service.empty() && call.pool) out.push_back({at + ".pool", "applies to database calls only"});
+    if (!call.service.empty() && call.queries != 1) {
+      out.push_back({at + ".queries", "applies to database calls only"});
+    }
+    if (call.queries == 0) out.push_back({at + ".queries", "must be at least 1"});
+    if (call.writes > call.queries) {
+      out.push_back({at + ".writes", "exceeds queries (" + std::to_string(call.queries) + ")"});
+    }
+    if (!call.service.empty() && call.writes != 0) {
+      out.push_back({at + ".writes", "applies to database calls only"});
+    }
+    if (call.pool) {
+      for (ConfigProblem p : call.pool->validate()) out.push_back({at + ".pool." + p.field, p.message});
+      for (std::size_t j = 0; j < i; ++j) {
+        if (list[j].pool && list[j].database == call.database) {
+          out.push_back({at + ".pool", where + "[" + std::to_string(j) + "] already sets the pool towards \"" +
+                                                call.database + "\": calls to one database share the pod's pool"});
+        }
+      }
+    }
+    if (!call.database.empty() && !call.operation.empty()) {
+      out.push_back({at + ".operation", "applies to service calls only"});
+    }
+  }
 }
 
 std::vector<ConfigProblem> ServiceConfig::validate() const {
@@ -22,6 +63,18 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     }
   }
   if (concurrency == 0) problems.push_back({"concurrency", "must be at least 1"});
+  if (server != "workerPool" && server != "eventLoop") {
+    problems.push_back({"server", "expected workerPool or eventLoop, got \"" + server + "\""});
+  }
+  if (event_loop() && !max_in_flight) {
+    problems.push_back({"maxInFlight", "is required with server eventLoop: how many requests a pod holds at once"});
+  }
+  if (event_loop() && max_in_flight && *max_in_flight == 0) {
+    problems.push_back({"maxInFlight", "must be at least 1"});
+  }
+  if (!event_loop() && max_in_flight) {
+    problems.push_back({"maxInFlight", "applies to server eventLoop only (a worker pool holds concurrency requests)"});
+  }
   if (balancing != "round-robin" && balancing != "least-outstanding" && balancing != "random") {
     problems.push_back(
         {"balancing", "expected round-robin, least-outstanding or random, got \"" + balancing + "\""});
@@ -51,34 +104,34 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
   if (zone_failure != "blackhole" && zone_failure != "refuse") {
     problems.push_back({"zoneFailure", "expected blackhole or refuse, got \"" + zone_failure + "\""});
   }
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    const CallConfig& call = calls[i];
-    const std::string at = "calls[" + std::to_string(i) + "]";
-    if (call.count == 0) problems.push_back({at + ".count", "must be at least 1"});
-    if (call.service.empty() == call.database.empty()) {
-      problems.push_back({at, call.service.empty() ? "needs service or database"
-                                                   : "gives both service and database: a call goes to one"});
+  validate_calls(calls, "calls", problems);
+  for (std::size_t o = 0; o < operations.size(); ++o) {
+    const OperationConfig& op = operations[o];
+    const std::string at = "operations[" + std::to_string(o) + "]";
+    if (op.name.empty()) problems.push_back({at + ".name", "must not be empty"});
+    for (std::size_t j = 0; j < o; ++j) {
+      if (operations[j].name == op.name) {
+        problems.push_back({at + ".name", "operation \"" + op.name + "\" is listed twice"});
+      }
     }
-    if (!call.service.empty() && call.service == name) {
-      problems.push_back({at + ".service", "a service cannot call itself"});
+    if (op.service_time) {
+      for (ConfigProblem p : op.service_time->validate()) problems.push_back({at + ".serviceTime." + p.field, p.message});
     }
-    if (!call.service.empty() && call.pool) problems.push_back({at + ".pool", "applies to database calls only"});
-    if (!call.service.empty() && call.queries != 1) {
-      problems.push_back({at + ".queries", "applies to database calls only"});
-    }
-    if (call.queries == 0) problems.push_back({at + ".queries", "must be at least 1"});
-    if (call.writes > call.queries) {
-      problems.push_back({at + ".writes", "exceeds queries (" + std::to_string(call.queries) + ")"});
-    }
-    if (!call.service.empty() && call.writes != 0) {
-      problems.push_back({at + ".writes", "applies to database calls only"});
-    }
-    if (call.pool) {
-      for (ConfigProblem p : call.pool->validate()) problems.push_back({at + ".pool." + p.field, p.message});
-      for (std::size_t j = 0; j < i; ++j) {
-        if (calls[j].pool && calls[j].database == call.database) {
-          problems.push_back({at + ".pool", "calls[" + std::to_string(j) + "] already sets the pool towards \"" +
-                                                call.database + "\": calls to one database share the pod's pool"});
+    if (op.calls) {
+      validate_calls(*op.calls, at + ".calls", problems);
+      // One pool per pod and database, whichever operation's calls set it.
+      for (std::size_t i = 0; i < op.calls->size(); ++i) {
+        const CallConfig& call = (*op.calls)[i];
+        if (!call.pool) continue;
+        const auto sets_it = [&](const CallConfig& other) { return other.pool && other.database == call.database; };
+        bool earlier = std::any_of(calls.begin(), calls.end(), sets_it);
+        for (std::size_t j = 0; j < o && !earlier; ++j) {
+          if (operations[j].calls) earlier = std::any_of(operations[j].calls->begin(), operations[j].calls->end(), sets_it);
+        }
+        if (earlier) {
+          problems.push_back({at + ".calls[" + std::to_string(i) + "].pool",
+                              "another call already sets the pool towards \"" + call.database +
+                                  "\": calls to one database share the pod's pool, whatever their operation"});
         }
       }
     }
@@ -97,10 +150,36 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
 
 PoolConfig ServiceConfig::pool_towards(std::string_view database) const {
   PoolConfig pool;
-  for (const CallConfig& call : calls) {
-    if (call.database == database && call.pool) pool = *call.pool;
+  for (std::size_t op = 0; op < operation_count(); ++op) {
+    if (op > 0 && !operations[op - 1].calls) continue;  // the service's calls, already seen
+    for (const CallConfig& call : calls_of(op)) {
+      if (call.database == database && call.pool) pool = *call.pool;
+    }
   }
   return pool;
+}
+
+std::optional<std::size_t> ServiceConfig::operation_index(std::string_view operation) const {
+  if (operation.empty()) return 0;
+  for (std::size_t i = 0; i < operations.size(); ++i) {
+    if (operations[i].name == operation) return i + 1;
+  }
+  return std::nullopt;
+}
+
+const std::string& ServiceConfig::operation_name(std::size_t op) const {
+  static const std::string kDefault;
+  return op == 0 ? kDefault : operations.at(op - 1).name;
+}
+
+const std::vector<CallConfig>& ServiceConfig::calls_of(std::size_t op) const {
+  if (op == 0 || !operations.at(op - 1).calls) return calls;
+  return *operations[op - 1].calls;
+}
+
+const ServiceTimeConfig& ServiceConfig::service_time_of(std::size_t op) const {
+  if (op == 0 || !operations.at(op - 1).service_time) return service_time;
+  return *operations[op - 1].service_time;
 }
 
 CpuQuantity ServiceConfig::cpu_request() const {

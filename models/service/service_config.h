@@ -57,6 +57,12 @@ struct CallConfig {
   // and database; HikariCP's defaults when absent). Calls to the same
   // database share the pool, so at most one of them sets it.
   std::optional<PoolConfig> pool;
+  // Last, so that the positional initialisers written before them still mean what they meant.
+  // service calls: the callee's operation (ServiceConfig::operations); empty: its default one.
+  std::string operation;
+  // Each of the count calls is made with this probability, drawn per call and request (a cache miss, a
+  // feature flag, a branch of the handler): the mean number of calls per request is count x probability.
+  Ratio probability{1.0};
 
   static constexpr std::string_view kTypeName = "Call";
   static constexpr auto fields() {
@@ -64,7 +70,14 @@ struct CallConfig {
         field("service", &CallConfig::service, "The service called (or give database)."),
         field("database", &CallConfig::database,
               "A database (topology databases) queried through the pod's connection pool (or give service)."),
+        field("operation", &CallConfig::operation,
+              "service calls: the callee's operation (one of its operations); absent: its default operation "
+              "(its own serviceTime and calls)."),
         field("count", &CallConfig::count, "Calls per request.", kPositive),
+        field("probability", &CallConfig::probability,
+              "Each of the count calls is made with this probability, drawn per call and request (a cache miss, "
+              "a branch of the handler): count x probability calls per request on average (default 1).",
+              kPositive | kAtMostOne),
         field("parallel", &CallConfig::parallel,
               "Start together with the neighbouring calls that are also parallel, and wait for all of them."),
         field("timeout", &CallConfig::timeout,
@@ -109,10 +122,32 @@ struct CpuConfig {
   }
 };
 
+// One operation (an endpoint, an RPC method) of a service: its own service-time distribution and its own calls,
+// so that a traffic mix of operations has each operation's call graph and costs. What it leaves out is the
+// service's: its serviceTime and its calls.
+struct OperationConfig {
+  std::string name;
+  std::optional<ServiceTimeConfig> service_time;
+  std::optional<std::vector<CallConfig>> calls;
+
+  static constexpr std::string_view kTypeName = "Operation";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &OperationConfig::name,
+              "Operation name, unique in the service (what callers and populations name).", kRequired),
+        field("serviceTime", &OperationConfig::service_time,
+              "How long a worker takes for a request of this operation (absent: the service's serviceTime)."),
+        field("calls", &OperationConfig::calls,
+              "The calls a request of this operation makes after its own work, in order (absent: the "
+              "service's calls; [] for none)."),
+    };
+  }
+};
+
 struct ServiceConfig {
   std::string name;
   std::vector<ReplicasConfig> replicas;
-  std::uint32_t concurrency = 1;  // worker slots per pod
+  std::uint32_t concurrency = 1;  // workerPool: worker slots per pod; eventLoop: threads running handlers
   std::optional<std::uint32_t> queue_limit;  // requests waiting per pod; none: unbounded
   ServiceTimeConfig service_time;
   std::string balancing = "round-robin";  // round-robin | least-outstanding | random
@@ -125,8 +160,26 @@ struct ServiceConfig {
   std::optional<MeshConfig> mesh;                   // discovery mesh: its sidecars' settings
   std::optional<GrpcConfig> grpc;                   // discovery grpc: its callers' channels
   std::vector<CallConfig> calls;
+  std::vector<OperationConfig> operations;
   CpuConfig cpu;
+  // workerPool: a thread per request, held while the request's calls are out; eventLoop: requests in flight up
+  // to maxInFlight, which take one of `concurrency` threads only while they compute.
+  std::string server = "workerPool";
+  std::optional<std::uint32_t> max_in_flight;  // eventLoop: requests a pod holds at once
 
+  // Operation indices: 0 is the default operation (the service's own serviceTime and calls), 1 + i is
+  // operations[i]. What a request of each does.
+  std::size_t operation_count() const { return operations.size() + 1; }
+  // The index of the operation of that name: 0 for the empty name, nullopt for an unknown one.
+  std::optional<std::size_t> operation_index(std::string_view operation) const;
+  // "" for the default operation.
+  const std::string& operation_name(std::size_t op) const;
+  const std::vector<CallConfig>& calls_of(std::size_t op) const;
+  const ServiceTimeConfig& service_time_of(std::size_t op) const;
+
+  bool event_loop() const { return server == "eventLoop"; }
+  // Requests one pod holds at once, computing or waiting on calls: its worker slots.
+  std::uint32_t slots_per_pod() const { return event_loop() ? max_in_flight.value_or(0) : concurrency; }
   // requests.cpu of one pod (the default when cpu.request is absent).
   CpuQuantity cpu_request() const;
   // The pool its pods hold towards `database`: the last of its calls to it
@@ -142,12 +195,27 @@ struct ServiceConfig {
     return std::tuple{
         field("name", &ServiceConfig::name, "Service name, unique in the scenario.", kRequired),
         field("replicas", &ServiceConfig::replicas, "Pods per zone.", kRequired),
-        field("concurrency", &ServiceConfig::concurrency, "Requests one pod serves at once (worker slots).",
+        field("server", &ServiceConfig::server,
+              "How a pod serves requests. workerPool (thread per request, the default): a request holds one of "
+              "its concurrency workers from the start of its own work until its calls are over. eventLoop (Go, "
+              "Node.js, gRPC servers): a pod holds up to maxInFlight requests at once; a request computes on one of "
+              "its concurrency threads (waiting in the pod's run queue, first come first served, while all are "
+              "busy) and holds no thread while its calls are out."),
+        field("concurrency", &ServiceConfig::concurrency,
+              "workerPool: requests one pod serves at once (worker slots). eventLoop: threads running request "
+              "handlers (GOMAXPROCS, 1 for Node.js).",
+              kPositive),
+        field("maxInFlight", &ServiceConfig::max_in_flight,
+              "eventLoop (required): requests one pod holds at once, computing, waiting for a thread or waiting "
+              "on calls (a server's concurrent-request limit); more wait in the pod's queue (queueLimit).",
               kPositive),
         field("queueLimit", &ServiceConfig::queue_limit,
               "Requests one pod holds waiting for a worker; more are rejected. Absent: unbounded; 0: no "
               "waiting room (a pure loss system)."),
-        field("serviceTime", &ServiceConfig::service_time, "How long a worker takes per request.", kRequired),
+        field("serviceTime", &ServiceConfig::service_time,
+              "How long a worker takes per request (of the default operation, and of the operations that set "
+              "none).",
+              kRequired),
         field("balancing", &ServiceConfig::balancing,
               "How the zone and the pod are picked: round-robin (smooth weighted across zones), "
               "least-outstanding (pod with the fewest requests), or random (weighted draw, as kube-proxy's "
@@ -196,12 +264,22 @@ struct ServiceConfig {
               "The gRPC channels its calling services hold, for discovery grpc (default: gRPC's documented "
               "defaults: the Service's virtual IP, pick_first, no keepalive)."),
         field("calls", &ServiceConfig::calls,
-              "Services called for every request after the service's own work, in order."),
+              "Services called for every request after the service's own work, in order (the default "
+              "operation's, and the operations' that set none)."),
+        field("operations", &ServiceConfig::operations,
+              "The service's operations (endpoints, RPC methods), each with its own service time and calls: "
+              "callers name one (calls[].operation, populations' operations); what an operation leaves out is "
+              "the service's serviceTime and calls, which are also the default operation's."),
         field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),
     };
   }
 
   std::vector<ConfigProblem> validate() const;
+
+ private:
+  // The problems of one list of calls (the service's, or an operation's), keyed under `where`.
+  void validate_calls(const std::vector<CallConfig>& list, const std::string& where,
+                      std::vector<ConfigProblem>& out) const;
 };
 
 }  // namespace drsim

@@ -9,7 +9,8 @@ UsageMeter::UsageMeter(const ServiceConfig& config, PodSet& pods, Duration windo
       zones_(pods.zones().size()),
       per_worker_cores_(config.cpu.per_worker.cores()),
       idle_cores_(config.cpu.idle.cores()),
-      request_cores_(config.cpu_request().cores()) {}
+      request_cores_(config.cpu_request().cores()),
+      event_loop_(config.event_loop()) {}
 
 void UsageMeter::attach(Recorder& recorder) {
   recorder_ = &recorder;
@@ -98,8 +99,10 @@ void UsageMeter::write_window(SimTime now) {
     zone_core_ns[pod.zone] += core_ns;
     zone_serving_ns[pod.zone] += static_cast<double>(pod.serving_ns - pod.serving_ns_mark);
     if (pod.has_series && (pod.present || pod.present_at_mark)) {
+      // A worker is busy from its request's start to its end; an event loop's thread only while it computes.
+      const std::int64_t occupied = event_loop_ ? computing : busy;
       recorder().record(pod.utilization_series, stamp,
-                        static_cast<double>(busy) / (span * static_cast<double>(pods_.concurrency())));
+                        static_cast<double>(occupied) / (span * static_cast<double>(pods_.concurrency())));
       recorder().record(pod.cpu_series, stamp, core_ns / span);
     }
     pod.busy_ns_mark = pod.busy_ns;

@@ -5,7 +5,8 @@
 // service.region_crossings (label service only), zone.utilization,
 // service.queue_length, service.pods, service.cpu_cores and
 // service.cpu_utilization; with record_pod_series, per pod as well
-// (pod.utilization, pod.cpu_cores). KPIs per zone at stop: utilization mean
+// (pod.utilization, pod.cpu_cores). Utilisation is the share of the workers
+// busy (worker pool) or of the threads computing (event loop). KPIs per zone at stop: utilization mean
 // and peak, overload seconds (time with requests queued), rejected.
 //
 // CPU and per-pod use come from the pods' exact use integrals (PodSet keeps
@@ -98,6 +99,7 @@ class UsageMeter {
   bool record_pod_series_ = false;
   std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
   double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
+  bool event_loop_ = false;  // utilisation is the threads' computing, not the requests held
 };
 
 }  // namespace drsim

@@ -1,5 +1,7 @@
 #include "models/traffic/client_population.h"
 
+#include <cmath>
+
 #include "sim/errors.h"
 #include "sim/quote.h"
 #include "sim/simulation.h"
@@ -45,6 +47,20 @@ std::vector<ConfigProblem> ClientPopulationConfig::validate() const {
     }
   }
   if (connections) nest("connections", connections->validate());
+  for (std::size_t i = 0; i < operations.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (operations[j].name == operations[i].name) {
+        problems.push_back({"operations[" + std::to_string(i) + "].name",
+                            "operation " + quote(operations[i].name) + " is listed twice"});
+      }
+    }
+    if (!(operations[i].weight > 0) || !std::isfinite(operations[i].weight)) {
+      problems.push_back({"operations[" + std::to_string(i) + "].weight", "must be a positive number"});
+    }
+  }
+  if (!operations.empty() && cdn) {
+    problems.push_back({"operations", "a CDN's origin pulls carry no operation: give operations or cdn, not both"});
+  }
   if (retry.per_try_timeout && timeout && *retry.per_try_timeout > *timeout) {
     problems.push_back({"retry.perTryTimeout", "expected at most the population's timeout"});
   }
@@ -77,7 +93,31 @@ ClientPopulation::ClientPopulation(ClientPopulationConfig config, Service& targe
       retry_(config_.retry),
       budget_(make_budget(config_.retry)),
       arrivals_(RateProfile(config_.load), parse_arrival_mode(config_.arrivals)),
-      metrics_window_(metrics_window) {}
+      metrics_window_(metrics_window) {
+  double total = 0;
+  for (const OperationShareConfig& share : config_.operations) {
+    const std::optional<std::size_t> op = target_.config().operation_index(share.name);
+    if (!op || *op == 0) {
+      throw SimulationError("population " + quote(config_.name) + ": operation " + quote(share.name) +
+                            " is not an operation of service " + quote(target_.config().name));
+    }
+    total += share.weight;
+    OperationStats stats;
+    stats.operation = static_cast<std::uint16_t>(*op);
+    stats.cumulative_weight = total;
+    operations_.push_back(stats);
+  }
+}
+
+std::uint16_t ClientPopulation::draw_operation() {
+  // One entry draws nothing, so a mix of one leaves the random streams as they were.
+  if (operations_.size() <= 1) return 0;
+  const double u = rng().uniform() * operations_.back().cumulative_weight;
+  for (std::size_t i = 0; i + 1 < operations_.size(); ++i) {
+    if (u < operations_[i].cumulative_weight) return static_cast<std::uint16_t>(i);
+  }
+  return static_cast<std::uint16_t>(operations_.size() - 1);
+}
 
 std::uint64_t ClientPopulation::failed_total() const {
   std::uint64_t n = 0;
@@ -101,6 +141,18 @@ void ClientPopulation::attach() {
     metrics_->trailing_quantile(latency_, "client.latency_p99_window_s", windows, 0.99);
   }
   in_flight_gauge_ = metrics_->gauge("client.in_flight", labels);
+  for (std::size_t i = 0; i < operations_.size(); ++i) {
+    OperationStats& op = operations_[i];
+    const Labels mine{{"population", config_.name}, {"operation", config_.operations[i].name}};
+    op.offered_counter = metrics_->counter("operation.offered", mine);
+    op.succeeded_counter = metrics_->counter("operation.succeeded", mine);
+    for (std::size_t c = 0; c < op.failed_counters.size(); ++c) {
+      op.failed_counters[c] = metrics_->counter(
+          "operation.failed",
+          {{"population", config_.name}, {"operation", config_.operations[i].name}, {"cause", to_string(Cause(c))}});
+    }
+    op.latency = metrics_->latency("operation.latency", mine);
+  }
   if (config_.connections) {
     connections_opened_counter_ = metrics_->counter("client.connections_opened", labels);
     connection_resets_counter_ = metrics_->counter("client.connection_resets", labels);
@@ -175,6 +227,12 @@ void ClientPopulation::arrive() {
   ++offered_;
   ++in_flight_;
   metrics_->add(offered_counter_, t);
+  if (!operations_.empty()) {
+    slot.mix = draw_operation();
+    OperationStats& op = operations_[slot.mix];
+    ++op.offered;
+    metrics_->add(op.offered_counter, t);
+  }
   metrics_->set(in_flight_gauge_, t, static_cast<double>(in_flight_));
   if (budget_) budget_->deposit(t);
   if (config_.timeout) {
@@ -291,7 +349,9 @@ void ClientPopulation::send(std::uint64_t token, std::optional<RegionIndex> regi
   }
   Job job{this, token, now()};
   job.setup_round_trips = static_cast<std::uint8_t>(handshake_round_trips);
-  job.deadline = slots_[static_cast<std::uint32_t>(token)].attempt_deadline;
+  const Slot& slot = slots_[static_cast<std::uint32_t>(token)];
+  job.deadline = slot.attempt_deadline;
+  if (!operations_.empty()) job.operation = operations_[slot.mix].operation;
   if (const auto failure = target_.submit(job, zone_, region, affinity_zone_)) on_served(token, *failure);
 }
 
@@ -326,6 +386,11 @@ void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failur
 void ClientPopulation::fail(std::uint32_t index, Cause cause) {
   ++failed_[static_cast<std::size_t>(cause)];
   metrics_->add(failed_counters_[static_cast<std::size_t>(cause)], now());
+  if (!operations_.empty()) {
+    OperationStats& op = operations_[slots_[index].mix];
+    ++op.failed[static_cast<std::size_t>(cause)];
+    metrics_->add(op.failed_counters[static_cast<std::size_t>(cause)], now());
+  }
   release(index);
 }
 
@@ -345,6 +410,12 @@ void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
     ++succeeded_;
     metrics_->add(succeeded_counter_, t);
     metrics_->observe(latency_, t, t - slot.started);
+    if (!operations_.empty()) {
+      OperationStats& op = operations_[slot.mix];
+      ++op.succeeded;
+      metrics_->add(op.succeeded_counter, t);
+      metrics_->observe(op.latency, t, t - slot.started);
+    }
     release(index);
     return;
   }
@@ -379,6 +450,25 @@ void ClientPopulation::stop() {
   if (succeeded_ > 0) {
     rec.kpi("client.latency_p50_s", labels, metrics_->run_quantile(latency_, 0.5));
     rec.kpi("client.latency_p99_s", labels, metrics_->run_quantile(latency_, 0.99));
+  }
+  for (std::size_t i = 0; i < operations_.size(); ++i) {
+    const OperationStats& op = operations_[i];
+    const std::string& name = config_.operations[i].name;
+    const Labels mine{{"population", config_.name}, {"operation", name}};
+    rec.kpi("operation.offered", mine, static_cast<double>(op.offered));
+    rec.kpi("operation.succeeded", mine, static_cast<double>(op.succeeded));
+    std::uint64_t failed = 0;
+    for (std::size_t c = 0; c < op.failed.size(); ++c) {
+      failed += op.failed[c];
+      rec.kpi("operation.failed", {{"population", config_.name}, {"operation", name}, {"cause", to_string(Cause(c))}},
+              static_cast<double>(op.failed[c]));
+    }
+    const std::uint64_t done = op.succeeded + failed;
+    rec.kpi("operation.availability", mine, done == 0 ? 1.0 : static_cast<double>(op.succeeded) / done);
+    if (op.succeeded > 0) {
+      rec.kpi("operation.latency_p50_s", mine, metrics_->run_quantile(op.latency, 0.5));
+      rec.kpi("operation.latency_p99_s", mine, metrics_->run_quantile(op.latency, 0.99));
+    }
   }
 }
 

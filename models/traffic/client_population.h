@@ -39,6 +39,21 @@
 
 namespace drsim {
 
+// One operation of the population's traffic mix: requests for it are `weight` out of the weights' total.
+struct OperationShareConfig {
+  std::string name;
+  double weight = 1;
+
+  static constexpr std::string_view kTypeName = "OperationShare";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &OperationShareConfig::name, "An operation of the entry service.", kRequired),
+        field("weight", &OperationShareConfig::weight,
+              "Its share of the requests, relative to the other operations' weights (default 1).", kPositive),
+    };
+  }
+};
+
 struct ClientPopulationConfig {
   std::string name;
   std::string service;  // entry service
@@ -52,6 +67,7 @@ struct ClientPopulationConfig {
   RetryPolicyConfig retry;
   std::optional<CdnConfig> cdn;
   std::optional<ConnectionsConfig> connections;
+  std::vector<OperationShareConfig> operations;
 
   static constexpr std::string_view kTypeName = "ClientPopulation";
   static constexpr auto fields() {
@@ -65,6 +81,10 @@ struct ClientPopulationConfig {
               "zone, the clients do not sit in it: losing that zone does not cut them off, its traffic "
               "spills to the other zones."),
         field("load", &ClientPopulationConfig::load, "Request rate over time.", kRequired),
+        field("operations", &ClientPopulationConfig::operations,
+              "The traffic mix: each request asks the entry service for one of these operations, drawn by "
+              "weight; each gets its own counts and latencies (operation.* series and KPIs). Absent: every "
+              "request asks for the entry service's default operation."),
         field("arrivals", &ClientPopulationConfig::arrivals,
               "Arrival process: poisson (default) or deterministic (evenly spaced)."),
         field("timeout", &ClientPopulationConfig::timeout,
@@ -127,6 +147,9 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint64_t in_flight() const { return in_flight_; }
   std::uint64_t retries() const { return retries_; }
   std::uint64_t retries_denied() const { return retries_denied_; }
+  // Per entry of config().operations.
+  std::uint64_t operation_offered(std::size_t i) const { return operations_.at(i).offered; }
+  std::uint64_t operation_succeeded(std::size_t i) const { return operations_.at(i).succeeded; }
 
  protected:
   void attach() override;
@@ -157,7 +180,20 @@ class ClientPopulation : public Component, public JobOwner {
     std::uint32_t connection_generation = 0;
     bool connected = false;
     std::uint32_t next_free = 0;
+    std::uint16_t mix = 0;  // its entry of config().operations (0 without a mix)
   };
+  // An entry of the mix: the entry service's operation, the cumulative weight that picks it, its counts.
+  struct OperationStats {
+    std::uint16_t operation = 0;
+    double cumulative_weight = 0;
+    std::uint64_t offered = 0, succeeded = 0;
+    std::array<std::uint64_t, static_cast<std::size_t>(AttemptFailure::kCount)> failed{};
+    CounterId offered_counter, succeeded_counter;
+    std::array<CounterId, static_cast<std::size_t>(AttemptFailure::kCount)> failed_counters{};
+    LatencyId latency;
+  };
+  // The entry of the mix a new request asks for.
+  std::uint16_t draw_operation();
 
   void arrive();
   void schedule_next_arrival();
@@ -200,6 +236,7 @@ class ClientPopulation : public Component, public JobOwner {
   std::uint64_t connections_opened_ = 0;
   std::uint64_t connection_resets_ = 0;
   std::uint32_t free_head_ = 0;  // 1-based, 0: none
+  std::vector<OperationStats> operations_;  // one per entry of config().operations
 
   std::uint64_t offered_ = 0;
   std::uint64_t succeeded_ = 0;
