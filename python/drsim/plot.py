@@ -135,19 +135,24 @@ def _legend_outside(ax: Axes, handles: list[Any] | None = None, labels: list[str
     """A legend to the right of the panel, so it never covers data, with at
     most :data:`LEGEND_LIMIT` entries (the last one counts the rest). The
     handles default to the panel's own."""
+    entries: list[Any]
+    names: list[str]
     if handles is None or labels is None:
-        handles, labels = ax.get_legend_handles_labels()
-    if not handles:
+        own_handles, own_labels = ax.get_legend_handles_labels()
+        entries, names = list(own_handles), list(own_labels)
+    else:
+        entries, names = list(handles), list(labels)
+    if not entries:
         return
-    if len(handles) > LEGEND_LIMIT:
+    if len(entries) > LEGEND_LIMIT:
         from matplotlib.lines import Line2D
 
-        rest = len(handles) - (LEGEND_LIMIT - 1)
-        handles = list(handles[:LEGEND_LIMIT - 1]) + [Line2D([], [], linestyle="none")]
-        labels = list(labels[:LEGEND_LIMIT - 1]) + [f"... {rest} more"]
+        rest = len(entries) - (LEGEND_LIMIT - 1)
+        entries = entries[:LEGEND_LIMIT - 1] + [Line2D([], [], linestyle="none")]
+        names = names[:LEGEND_LIMIT - 1] + [f"... {rest} more"]
     # Two columns past 8 entries, so that a legend stays about as tall as its panel.
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(anchor_x, 1.0), fontsize="small", frameon=False,
-              ncol=1 if len(handles) <= 8 else 2)
+    ax.legend(entries, names, loc="upper left", bbox_to_anchor=(anchor_x, 1.0), fontsize="small", frameon=False,
+              ncol=1 if len(entries) <= 8 else 2)
 
 
 # ---- series -----------------------------------------------------------------

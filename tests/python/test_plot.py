@@ -409,8 +409,7 @@ def test_comparison_summary_intervals_stay_in_range() -> None:
     fig = plot.comparison_summary(cmp, figures=["f.errors", "f.success_ratio", "f.rto_s"])
     by_name = {ax.get_title(): ax for ax in fig.axes if ax.get_visible()}
     for name, ax in by_name.items():
-        (container,) = [c for c in ax.containers if c.get_label() != "_nolegend_" or True][:1]
-        bars = container.lines[2][0].get_segments()
+        bars = ax.containers[0].lines[2][0].get_segments()  # the error bars' segments
         lows = [min(seg[0][1], seg[1][1]) for seg in bars]
         highs = [max(seg[0][1], seg[1][1]) for seg in bars]
         assert min(lows) >= 0, (name, lows)  # a count, a ratio, a time: never below 0
