@@ -211,7 +211,8 @@ def comparison_summary(comparison: Comparison, *, figures: Iterable[str] | None 
     rows = math.ceil(len(names) / cols)
     panel_height = 3.0 if across else max(3.0, 1.0 + 0.32 * len(variants))
     fig = new_figure(max(6.0, 4.2 * cols), 0.8 + panel_height * rows)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    # Down the y axis, the panels share it: the names are written once per row of panels.
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=not across).ravel()
     for ax, name in zip(axes, names):
         unit, scale = unit_of(name)
         summary = comparison.table.xs(name, level="figure").reindex(variants)

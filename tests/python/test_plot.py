@@ -428,16 +428,22 @@ def test_comparison_summary_intervals_stay_in_range() -> None:
 def test_comparison_summary_variant_names_never_overlap(names: list[str]) -> None:
     fig = plot.comparison_summary(_synthetic_comparison(names), figures=["f.rto_s", "f.errors"])
     _drawn(fig)
-    for ax in [a for a in fig.axes if a.get_visible()]:
-        across = len(names) <= 4
+    across = len(names) <= 4
+    panels = [a for a in fig.axes if a.get_visible()]
+    for i, ax in enumerate(panels):
         labels = ax.get_xticklabels() if across else ax.get_yticklabels()
+        if not across:
+            # The values go across (errors clipped at 0 there too), the names down.
+            bars = ax.containers[0].lines[2][0].get_segments()
+            assert min(min(seg[0][0], seg[1][0]) for seg in bars) >= 0
+        if not across and i > 0:
+            # The panels share the y axis: the names only left of the first.
+            assert not any(t.get_visible() for t in labels)
+            continue
         assert [t.get_text() for t in labels] == names
         _assert_no_overlap(labels)
-        if not across:  # the values go across, the names down, the first on top
+        if not across:  # the first variant on top
             assert labels[0].get_window_extent().y0 > labels[-1].get_window_extent().y0
-            container = ax.containers[0]
-            bars = container.lines[2][0].get_segments()
-            assert min(min(seg[0][0], seg[1][0]) for seg in bars) >= 0  # clipped on the value axis too
     fig.clear()
 
 
