@@ -279,7 +279,7 @@ bool CapacityReport::all_stable() const {
 std::vector<std::size_t> CapacityReport::overloaded(double target) const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].offered_utilization >= target) out.push_back(i);
+    if (nodes[i].offered_utilization >= target || !nodes[i].stable) out.push_back(i);
   }
   return out;
 }
@@ -694,6 +694,65 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (!unavailable[i]) report.nodes[i].end_to_end = from_seconds(t[i]);
+  }
+
+  // A station that holds its workers for calls to a station without a
+  // steady state has an unbounded holding time. Report a lower bound
+  // instead: the end-to-end times of the unavailable nodes with the waits of
+  // the unstable stations left out (own service and calls only; a station
+  // with a steady state of its own keeps its wait), from 0 upwards to the
+  // least fixed point (every term is non-decreasing in t, so the rounds
+  // climb to it; exact after depth + 1 rounds on an acyclic graph). Lost
+  // calls stay unbounded, and so does a cycle whose rounds do not settle.
+  const auto bounded_below = [&](std::size_t i) {
+    return stations[i].holds_worker && calls_unbounded[i] && !loses_calls[i];
+  };
+  bool any_bound = false;
+  for (std::size_t i = 0; i < n; ++i) any_bound = any_bound || bounded_below(i);
+  if (!any_bound) return report;
+  const auto calls_reach_unbounded = [&](std::size_t i) {
+    for (const CallGroup& g : graph.node(i).groups) {
+      for (const Call& c : g.calls) {
+        if (c.count <= 0) continue;
+        for (const CallRoute& r : c.destinations()) {
+          if (r.share > 0 && std::isinf(t[r.target])) return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (unavailable[i]) t[i] = loses_calls[i] ? kInf : 0.0;
+  }
+  std::vector<char> moved(n, 0);
+  for (int round = 1;; ++round) {
+    double change = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!unavailable[i] || loses_calls[i] || std::isinf(t[i])) continue;
+      const double base = report.nodes[i].queue ? own[i] : to_seconds(stations[i].mean_service);
+      const double next = calls_reach_unbounded(i) ? kInf : base + calls_time(i);
+      const double step = std::isinf(next) ? kInf : std::abs(next - t[i]) / std::max(next, 1e-9);
+      moved[i] = step >= 1e-13;
+      change = std::max(change, step);
+      t[i] = next;
+    }
+    if (change < 1e-13) break;
+    if (round >= options.max_iterations) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (moved[i]) t[i] = kInf;
+      }
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!bounded_below(i) || std::isinf(t[i])) continue;
+    // No wait of its own is counted (it has no steady state): t is S + calls.
+    NodeCapacity& out = report.nodes[i];
+    out.holding = from_seconds(t[i]);
+    out.holding_lower_bound = true;
+    const double workers = static_cast<double>(stations[i].replicas * stations[i].servers);
+    out.offered_utilization = out.offered.per_second > 0 ? out.offered.per_second * t[i] / workers : 0.0;
+    for (Headroom& h : out.headroom) h.ratio = out.offered_utilization > 0 ? h.target / out.offered_utilization - 1.0 : kInf;
   }
   return report;
 }

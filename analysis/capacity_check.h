@@ -49,9 +49,14 @@
 //   once a round stops contracting: H enters the queue formulas rounded to
 //   the nanosecond, and at a rounding boundary plain iteration can flip
 //   between two values for ever). A station whose calls reach an unstable
-//   station holds its workers without bound: it is unstable too (offered
-//   utilisation +infinity). A station unstable by its own load whose calls
-//   return keeps a finite H, and its offered utilisation is rho >= 1.
+//   station holds its workers without bound: it is unstable too. Its
+//   reported holding time and offered utilisation are then lower bounds
+//   (NodeCapacity::holding_lower_bound): H with the waits of the stations
+//   that have no steady state left out (they grow without bound), so that
+//   the report still says how far over its workers the station is. Only
+//   calls that are lost (never return) make H and rho +infinity. A station
+//   unstable by its own load whose calls return keeps a finite H, and its
+//   offered utilisation is rho >= 1.
 //   Without holds_worker the worker is freed when the service time ends
 //   (asynchronous calls) and the calls only add to the end-to-end time.
 //
@@ -253,14 +258,21 @@ struct NodeCapacity {
   Rate offered{};   // arrivals reaching the station (after upstream rejections)
   Rate accepted{};  // served per second (offered minus rejected)
   // Worker time per request: mean_service, plus the calls' time when the
-  // station holds its worker; absent when that is unbounded.
+  // station holds its worker; absent when that is unbounded (calls that are
+  // lost and never return).
   std::optional<Duration> holding;
+  // The station holds its workers for calls to a station without a steady
+  // state: `holding` leaves out the waits there (they grow without bound),
+  // so it and offered_utilization are lower bounds and the headroom an
+  // upper bound; the station is unstable.
+  bool holding_lower_bound = false;
   // rho = offered * holding / (replicas * servers). May exceed 1 (+infinity
   // when the holding time is unbounded); for a bounded station the carried
   // utilisation is queue->utilization.
   double offered_utilization = 0;
-  // rho < 1. A bounded station above it still has a steady state but rejects
-  // at least 1 - 1/rho of its arrivals.
+  // rho < 1, and every station its held workers wait for is stable too. A
+  // bounded station above it still has a steady state but rejects at least
+  // 1 - 1/rho of its arrivals.
   bool stable = true;
   std::vector<Headroom> headroom;  // one per CapacityOptions::utilization_targets
   // From mmc_metrics (unbounded) or mmck_metrics (bounded) of one replica
@@ -289,7 +301,8 @@ struct CapacityReport {
 
   bool ok() const { return status == TrafficStatus::kOk; }
   bool all_stable() const;
-  // Nodes whose offered utilisation is at or above `target`, in node order.
+  // Nodes whose offered utilisation is at or above `target`, or that are
+  // unstable (a lower-bound utilisation may be below it), in node order.
   std::vector<std::size_t> overloaded(double target = 1.0) const;
   // The smallest headroom ratio over all nodes at `target` (+infinity when idle).
   double min_headroom(double target = 1.0) const;

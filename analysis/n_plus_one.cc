@@ -39,6 +39,35 @@ bool NPlusOneReport::any_overloaded() const {
   return std::any_of(cases.begin(), cases.end(), [](const FailureCase& c) { return c.overloaded; });
 }
 
+double MeanTime::seconds() const {
+  if (value_) return to_seconds(*value_);
+  return unbounded_ ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<ServiceWorstCase> NPlusOneReport::worst_per_service() const {
+  std::vector<ServiceWorstCase> out;
+  std::map<std::string, std::size_t> index;
+  for (const FailureCase& c : cases) {
+    std::map<std::size_t, bool> over_here;  // service -> some station of it overloaded in this case
+    for (const StationRow& s : c.stations) {
+      const auto [it, added] = index.try_emplace(s.service, out.size());
+      if (added) out.push_back(ServiceWorstCase{.service = s.service, .utilization = -1.0});
+      ServiceWorstCase& w = out[it->second];
+      over_here[it->second] = over_here[it->second] || s.overloaded;
+      if (!(s.utilization > w.utilization)) continue;
+      w.case_name = c.name;
+      w.zone = s.zone;
+      w.utilization = s.utilization;
+      w.headroom = s.headroom;
+      w.holding_lower_bound = s.holding_lower_bound;
+      w.stable = s.stable;
+      w.overloaded = s.overloaded;
+    }
+    for (const auto& [service, over] : over_here) out[service].overloaded_cases += over ? 1 : 0;
+  }
+  return out;
+}
+
 namespace {
 
 constexpr std::size_t kNoNode = std::numeric_limits<std::size_t>::max();
@@ -519,17 +548,32 @@ class CaseModel {
         const std::size_t node = node_of_[s][z];
         if (node != kNoNode && report.ok()) {
           const NodeCapacity& n = report.nodes[node];
+          const Station& station = stations_[node];
           row.rate_per_s = n.offered.per_second;
           row.utilization = n.offered_utilization;
           row.stable = n.stable;
           row.headroom = n.offered_utilization > 0 ? target / n.offered_utilization - 1.0 : kInf;
           if (n.queue) row.blocking = n.queue->blocking_probability;
-          row.mean_holding = n.holding;
-          row.mean_response = n.end_to_end;
+          row.mean_holding = n.holding ? MeanTime(*n.holding) : MeanTime::unbounded();
+          row.holding_lower_bound = n.holding_lower_bound;
+          if (n.queue) {
+            row.mean_wait = n.queue->mean_wait;
+            row.mean_queue_length = n.queue->mean_queue_length;
+          } else {
+            // No steady state: the queue grows without bound, or, behind a
+            // queue limit with the workers held for good, stays full.
+            row.mean_wait = MeanTime::unbounded();
+            row.mean_queue_length =
+                station.capacity ? static_cast<double>(station.replicas) * static_cast<double>(*station.capacity - station.servers)
+                                 : kInf;
+          }
+          row.mean_response = n.end_to_end ? MeanTime(*n.end_to_end) : MeanTime::unbounded();
           if (d.config->zone_affinity) row.spill = d.spill[z];
           row.overloaded = !n.stable || n.offered_utilization > target;
         } else {
-          row.headroom = kInf;
+          // No up pod, or no solution for the case (its error): nothing to measure.
+          row.headroom = std::numeric_limits<double>::quiet_NaN();
+          row.mean_queue_length = std::numeric_limits<double>::quiet_NaN();
         }
         out.overloaded = out.overloaded || row.overloaded;
         out.stations.push_back(row);
@@ -551,8 +595,10 @@ class CaseModel {
         row.rate_per_s = n.offered.per_second;
         row.utilization = n.offered_utilization;
         row.stable = n.stable;
-        if (n.offered.per_second > 0) row.mean_hold = n.holding;
-        if (n.queue && n.offered.per_second > 0) row.mean_wait = n.queue->mean_wait;
+        if (n.offered.per_second > 0) {
+          row.mean_hold = n.holding;
+          row.mean_wait = n.queue ? MeanTime(n.queue->mean_wait) : MeanTime::unbounded();
+        }
         row.overloaded = !n.stable || n.offered_utilization > target;
       }
       out.overloaded = out.overloaded || row.overloaded;
@@ -573,8 +619,9 @@ class CaseModel {
       const auto from = population_zone(pop, topology_);
       // Mean over the requests served: weighted by share and acceptance.
       double weighted = 0, weight = 0;
-      bool known = report.ok();
-      for (std::size_t z = 0; z < split.share.size() && known; ++z) {
+      const bool known = report.ok();
+      bool unbounded = false;
+      for (std::size_t z = 0; z < split.share.size() && known && !unbounded; ++z) {
         if (split.share[z] <= 0) continue;
         Duration network{};
         if (from) {
@@ -585,14 +632,18 @@ class CaseModel {
         }
         const NodeCapacity& n = report.nodes[node_of_[entry][z]];
         if (!n.end_to_end) {
-          known = false;
+          unbounded = true;
           break;
         }
         const double accepted = split.share[z] * (n.queue ? 1.0 - n.queue->blocking_probability : 1.0);
         weighted += accepted * (to_seconds(network) + to_seconds(*n.end_to_end));
         weight += accepted;
       }
-      if (known && weight > 0) row.mean_latency = Duration{static_cast<std::int64_t>(std::llround(weighted / weight * 1e9))};
+      if (known && unbounded) {
+        row.mean_latency = MeanTime::unbounded();
+      } else if (known && weight > 0) {
+        row.mean_latency = Duration{static_cast<std::int64_t>(std::llround(weighted / weight * 1e9))};
+      }
       out.populations.push_back(row);
     }
   }

@@ -92,22 +92,67 @@
 
 namespace drsim {
 
+// A mean time of the report: a finite value, unbounded (+infinity: a queue
+// without a steady state on the way, or calls that never return), or none
+// (nothing to measure: no pod, no traffic, no solution). It reads as
+// std::optional<Duration> of the finite value (`if (t) use(*t)`). The text
+// prints an unbounded time as "inf", the JSON as the string "inf".
+class MeanTime {
+ public:
+  MeanTime() = default;
+  MeanTime(Duration d) : value_(d) {}                  // NOLINT(google-explicit-constructor): reads as optional
+  MeanTime(std::optional<Duration> d) : value_(d) {}   // NOLINT(google-explicit-constructor)
+  static MeanTime unbounded() {
+    MeanTime t;
+    t.unbounded_ = true;
+    return t;
+  }
+  explicit operator bool() const { return value_.has_value(); }
+  bool has_value() const { return value_.has_value(); }
+  const Duration& operator*() const { return *value_; }
+  bool is_unbounded() const { return unbounded_; }
+  // Seconds: +infinity when unbounded, NaN when none.
+  double seconds() const;
+  bool operator==(const MeanTime&) const = default;
+
+ private:
+  std::optional<Duration> value_;
+  bool unbounded_ = false;
+};
+
 struct StationRow {
   std::string service;
   std::string zone;
   std::uint32_t up_pods = 0;
   double rate_per_s = 0;     // arriving at the zone
   // Offered load / workers of the zone's up pods, the workers held for the
-  // calls included (+infinity when a callee is unstable: they never free).
+  // calls included: rho, >= 1 when the station has no steady state (a lower
+  // bound when holding_lower_bound; +infinity only when calls are lost and
+  // never return).
   double utilization = 0;
   bool stable = true;
-  double headroom = 0;       // extra load before utilization reaches the target (ratio; < 0: over)
+  // Extra load before utilization reaches the target: target / rho - 1
+  // (< 0: over; +infinity when idle; NaN with no up pod).
+  double headroom = 0;
   double blocking = 0;       // rejected fraction (queue limit)
-  // Worker time per request: own service time plus calls; none when unbounded.
-  std::optional<Duration> mean_holding;
+  // Worker time per request: own service time plus calls; unbounded when
+  // calls are lost, none with no up pod.
+  MeanTime mean_holding;
+  // The station holds its workers for calls to a station without a steady
+  // state: mean_holding and utilization leave out the waits there (they
+  // grow without bound), lower bounds; headroom is an upper bound.
+  bool holding_lower_bound = false;
+  // In the queue before a worker takes the request; unbounded without a
+  // steady state.
+  MeanTime mean_wait;
+  // Requests waiting, over the zone's up pods: +infinity without a steady
+  // state (a full queue limit when the workers are held without bound), NaN
+  // with no up pod.
+  double mean_queue_length = 0;
   // Wait + holding, from arrival at a pod to the answer leaving it, as the
-  // simulator's service.response_mean_s; none when unstable.
-  std::optional<Duration> mean_response;
+  // simulator's service.response_mean_s; unbounded when it or a station it
+  // waits for has no steady state.
+  MeanTime mean_response;
   double spill = 0;          // zone affinity: same-zone requests that find no idle worker
   bool overloaded = false;   // utilization above the target, or unstable
 };
@@ -117,9 +162,9 @@ struct PopulationRow {
   double rate_per_s = 0;
   double unserved_rate_per_s = 0;         // no up pod anywhere, or an unreachable zone
   // End-to-end mean of the requests served: network both ways to the entry
-  // zone and the entry station's response. None when some station it uses is
-  // unstable.
-  std::optional<Duration> mean_latency;
+  // zone and the entry station's response. Unbounded when some station it
+  // uses has no finite response; none when nothing is served.
+  MeanTime mean_latency;
 };
 
 // A pod's connection pool towards a database (all pods of the service in
@@ -134,11 +179,12 @@ struct PoolRow {
   double rate_per_s = 0;          // borrows per second into the zone's pods
   // Borrow rate x mean hold / (pods x connections).
   double utilization = 0;
-  // Connection time per borrow: validation ping, queries, commit waits.
-  std::optional<Duration> mean_hold;
+  // Connection time per borrow: validation ping, queries, commit waits;
+  // none without borrows.
+  MeanTime mean_hold;
   // Erlang C wait for a connection (HikariCP's borrow wait without the
-  // validation); none when unstable or no pod is up.
-  std::optional<Duration> mean_wait;
+  // validation); unbounded when unstable, none without borrows.
+  MeanTime mean_wait;
   bool stable = true;
   bool overloaded = false;  // utilization above the target, or unstable
 };
@@ -159,11 +205,29 @@ struct FailureCase {
   std::vector<std::string> blast_radius;  // what the failure takes with it (analysis/blast_radius.h)
 };
 
+// A service's worst case: of its stations over every case, the one with the
+// highest utilisation (the first in report order on a tie: steady first,
+// zones in the service's order).
+struct ServiceWorstCase {
+  std::string service;
+  std::string case_name;
+  std::string zone;
+  double utilization = 0;
+  double headroom = 0;
+  bool holding_lower_bound = false;
+  bool stable = true;
+  bool overloaded = false;
+  // In how many cases some station of the service is overloaded.
+  std::size_t overloaded_cases = 0;
+};
+
 struct NPlusOneReport {
   double utilization_target = 0.8;
   std::vector<FailureCase> cases;
 
   bool any_overloaded() const;
+  // One row per service, in the services' order (the steady case's rows).
+  std::vector<ServiceWorstCase> worst_per_service() const;
 };
 
 // The highest rate a profile reaches.
@@ -179,11 +243,15 @@ NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<Serv
                           const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8,
                           const std::vector<DatabaseConfig>& databases = {}, bool scenario_has_kubernetes = false);
 
-// The report as fixed-width text: per failure case the service x zone rows
-// and the populations' end-to-end latency.
+// The report as fixed-width text: the worst case per service first, then
+// per failure case the service x zone rows and the populations' end-to-end
+// latency. Infinite values print as "inf"; ">=" marks a lower bound.
 std::string format_report(const NPlusOneReport& report);
-// The same as a JSON document (for CI): times in seconds, absent values and
-// infinities as null. Deterministic: the same report gives the same bytes.
+// The same as a JSON document (for CI): times in seconds; an infinite number
+// (an unbounded wait or response, a utilisation whose calls never return, an
+// idle station's headroom) is the string "inf" ("-inf"), since JSON has no
+// infinity; null means none (nothing to measure: no pod, no traffic).
+// Deterministic: the same report gives the same bytes.
 std::string format_report_json(const NPlusOneReport& report);
 
 }  // namespace drsim

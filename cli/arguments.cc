@@ -14,10 +14,11 @@ commands:
   run FILE        run a scenario, print a summary, write results
   validate FILE   check a scenario and exit (0 valid, 2 invalid)
   describe FILE   print the resolved scenario: topology, timeline with absolute times
-  check FILE      N+1 capacity report without simulating: every service in every
-                  zone (utilisation, headroom, blocking, mean response) and every
-                  population's mean latency, in the steady state and after each
-                  single zone or region failure, following the call graph
+  check FILE      N+1 capacity report without simulating: each service's worst
+                  case first, then every service in every zone (utilisation,
+                  headroom, blocking, holding, wait, queue, mean response) and
+                  every population's mean latency, in the steady state and after
+                  each single zone or region failure, following the call graph
   recommend-policy FILE --service NAME --zone ZONE
                   policy degradation: with ZONE failed, what the service's
                   deployment policy places of the scale-out and which candidate
@@ -36,7 +37,8 @@ options for run, validate, describe, check, recommend-policy:
                      or --set spec.timeline[fail-a].at=5m (repeatable)
 options for check:
   --target PERCENT   utilisation above which a zone counts as overloaded (default 80%)
-  --json             print the report as JSON (for CI)
+  --json             print the report as JSON (for CI; an infinite value, such as
+                     an overloaded station's wait, is the string "inf")
   --fail-on-overload exit with code 3 when any case overloads something
 options for recommend-policy:
   --service NAME     the service whose deployment must scale out (required)

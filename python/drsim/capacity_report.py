@@ -36,6 +36,9 @@ _STATION_COLUMNS = (
     "blocking",
     "spill",
     "mean_holding_s",
+    "holding_lower_bound",
+    "mean_wait_s",
+    "mean_queue_length",
     "mean_response_s",
     "stable",
     "overloaded",
@@ -55,8 +58,22 @@ _POOL_COLUMNS = (
     "overloaded",
 )
 _POPULATION_COLUMNS = ("case", "population", "rate_per_s", "unserved_rate_per_s", "mean_latency_s")
-# JSON null means "none": no headroom (no pods), an unbounded holding time, an
-# unstable station's response. NaN in a float column, as pandas expects.
+_WORST_COLUMNS = (
+    "service",
+    "case",
+    "zone",
+    "utilization",
+    "headroom",
+    "holding_lower_bound",
+    "stable",
+    "overloaded",
+    "overloaded_cases",
+)
+# JSON has no infinity: the report writes an infinite number (an unstable
+# station's wait, queue and response, a utilisation whose calls never return,
+# an idle station's headroom) as the string "inf", float('inf') here, so that
+# max() and groupby().max() see it. JSON null means "none" (nothing to
+# measure: no pods, no borrows): NaN, as pandas expects.
 _FLOAT_COLUMNS = {
     "rate_per_s",
     "utilization",
@@ -64,12 +81,14 @@ _FLOAT_COLUMNS = {
     "blocking",
     "spill",
     "mean_holding_s",
+    "mean_wait_s",
+    "mean_queue_length",
     "mean_response_s",
     "mean_hold_s",
-    "mean_wait_s",
     "unserved_rate_per_s",
     "mean_latency_s",
 }
+_INFINITIES = {"inf": math.inf, "-inf": -math.inf}
 
 
 class CapacityReport:
@@ -128,12 +147,20 @@ class CapacityReport:
     @property
     def stations(self) -> pd.DataFrame:
         """One row per case, service and zone: ``up_pods``, ``rate_per_s``
-        arriving, ``utilization`` (inf when a callee is unstable),
-        ``headroom`` (extra load before the target, as a ratio; NaN with no
-        pods), ``blocking`` (rejected by the queue limit), ``spill``
-        (same-zone requests that find no idle worker), ``mean_holding_s``
-        (worker time per request, calls included), ``mean_response_s``
-        (NaN when unstable), ``stable``, ``overloaded``."""
+        arriving, ``utilization`` (rho = rate x holding / workers, 1.5 for a
+        station 50% over its workers; inf only when calls are lost and never
+        return), ``headroom`` (extra load before the target, ``target / rho
+        - 1``, negative when over; inf when idle, NaN with no pods),
+        ``blocking`` (rejected by the queue limit), ``spill`` (same-zone
+        requests that find no idle worker), ``mean_holding_s`` (worker time
+        per request, calls included), ``holding_lower_bound`` (the workers
+        wait for an unstable station, whose growing wait is left out:
+        ``mean_holding_s`` and ``utilization`` are lower bounds,
+        ``headroom`` an upper bound), ``mean_wait_s`` (in the queue),
+        ``mean_queue_length`` (waiting, over the zone's pods),
+        ``mean_response_s`` (wait and holding) -- these three are inf for a
+        station without a steady state, never NaN --, ``stable``,
+        ``overloaded``."""
         rows = [
             {"case": case["name"], **station} for case in self._data["cases"] for station in case["stations"]
         ]
@@ -148,8 +175,8 @@ class CapacityReport:
         per second into the zone's pods), ``utilization`` (borrows x hold /
         connections of the up pods; inf when unbounded), ``mean_hold_s``
         (connection time per borrow: queries, commit waits, validation; NaN
-        without borrows), ``mean_wait_s`` (wait for a connection; NaN when
-        unstable or without borrows), ``stable``, ``overloaded``."""
+        without borrows), ``mean_wait_s`` (wait for a connection; inf when
+        unstable, NaN without borrows), ``stable``, ``overloaded``."""
         rows = [{"case": case["name"], **pool} for case in self._data["cases"] for pool in case["pools"]]
         return _frame(rows, _POOL_COLUMNS)
 
@@ -157,14 +184,24 @@ class CapacityReport:
     def populations(self) -> pd.DataFrame:
         """One row per case and client population: ``rate_per_s`` (peak),
         ``unserved_rate_per_s`` (no up pod or an unreachable zone),
-        ``mean_latency_s`` (end to end, NaN when a station it uses is
-        unstable)."""
+        ``mean_latency_s`` (end to end; inf when a station it uses is
+        unstable, NaN when nothing is served)."""
         rows = [
             {"case": case["name"], **population}
             for case in self._data["cases"]
             for population in case["populations"]
         ]
         return _frame(rows, _POPULATION_COLUMNS)
+
+    def worst(self) -> pd.DataFrame:
+        """The compact view: one row per service (in the report's order), its
+        station with the highest utilisation over every case and zone (the
+        first in report order on a tie) -- ``case``, ``zone``,
+        ``utilization``, ``headroom``, ``holding_lower_bound``, ``stable``,
+        ``overloaded`` of that row -- and ``overloaded_cases``, in how many
+        cases some station of the service is overloaded. The table that
+        ``drsim check`` prints first."""
+        return _frame(list(self._data["worst"]), _WORST_COLUMNS)
 
     def utilization(self, service: str | None = None) -> pd.DataFrame:
         """Utilisation as a case x zone table (cases in report order, zones
@@ -238,16 +275,23 @@ def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame
     frame = pd.DataFrame(rows, columns=list(columns))
     for column in columns:
         if column in _FLOAT_COLUMNS:
-            frame[column] = pd.to_numeric(frame[column].map(lambda v: math.nan if v is None else v)).astype(
-                "float64"
-            )
-    for column in ("up_pods", "connections"):
+            frame[column] = frame[column].map(_number).astype("float64")
+    for column in ("up_pods", "connections", "overloaded_cases"):
         if column in frame:
             frame[column] = frame[column].astype("int64")
-    for column in ("stable", "overloaded"):
+    for column in ("stable", "overloaded", "holding_lower_bound"):
         if column in frame:
             frame[column] = frame[column].astype(bool)
     return frame
+
+
+def _number(value: Any) -> float:
+    """A JSON number of the report: null is NaN, "inf" / "-inf" infinite."""
+    if value is None:
+        return math.nan
+    if isinstance(value, str):
+        return _INFINITIES[value]
+    return float(value)
 
 
 def _utilization_target(value: Any) -> float:

@@ -8,6 +8,7 @@ simulation; analysis/n_plus_one.h explains the model)::
     report = drsim.check("scenarios/default.yaml")           # or a drsim.Scenario
     report.overloaded                                        # any case over the target
     report.utilization("payments")                           # case x zone, fractions
+    report.worst()                                           # one row per service: its worst case
     report.stations                                          # one row per case, service, zone
     report.populations                                       # end-to-end latency per case
     report.pools                                             # connection pools (database calls)

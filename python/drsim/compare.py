@@ -140,7 +140,7 @@ class Comparison:
     def plot(self, figures: Iterable[str] | None = None, *, title: str | None = None) -> Figure:
         """The per-fault figures (or ``figures``), one panel each: every
         variant's mean with its confidence interval as an error bar and each
-        seed's value as a dot."""
+        seed's value as a dot (see :func:`comparison_summary`)."""
         return comparison_summary(self, figures=figures, title=title)
 
     def __repr__(self) -> str:
@@ -157,11 +157,36 @@ class Comparison:
         return f"<p><b>{html.escape(repr(self))}</b></p>" + self.table.to_html()
 
 
+# More variants than this, or a longer name, and the variants go down the
+# y axis (one row each, names written horizontally) instead of along x.
+_MAX_VARIANTS_ACROSS = 4
+_MAX_NAME_ACROSS = 14
+
+
+def _interval_bounds(values: Any, unit: str) -> tuple[float, float]:
+    """The range a figure can take, judged from its values: never below 0
+    when no run went below 0 (a time, a count, a ratio), never above 100%
+    for a ratio no run exceeded."""
+    import numpy as np
+
+    finite = values[np.isfinite(values)]
+    floor = 0.0 if finite.size == 0 or (finite >= 0).all() else -math.inf
+    ceiling = 100.0 if unit == "%" and (finite.size == 0 or (finite <= 100.0).all()) else math.inf
+    return floor, ceiling
+
+
 def comparison_summary(comparison: Comparison, *, figures: Iterable[str] | None = None, title: str | None = None) -> Figure:
     """A :class:`drsim.Comparison` as one panel per figure: each variant's
     mean with its confidence interval (error bar) and every seed's value (dots).
     By default the per-fault RTO, detection, switch and error figures that
-    have a value in some run."""
+    have a value in some run.
+
+    The Student t interval is symmetric and may reach below 0 for a figure
+    that cannot (a time, a count of errors, a ratio): an error bar is clipped
+    to the range the figure takes (at 0 when no run was negative, at 100%
+    for a ratio); :attr:`Comparison.table` keeps the unclipped interval.
+    With more than 4 variants, or a name longer than 14 characters, the
+    variants go down the y axis, one row each, so their names never overlap."""
     import numpy as np
 
     if not isinstance(comparison, Comparison):
@@ -181,27 +206,42 @@ def comparison_summary(comparison: Comparison, *, figures: Iterable[str] | None 
     if not names:
         raise ValueError("the comparison has no figure with a value to plot")
     variants = list(dict.fromkeys(runs["variant"]))
+    across = len(variants) <= _MAX_VARIANTS_ACROSS and max(len(str(v)) for v in variants) <= _MAX_NAME_ACROSS
     cols = min(3, len(names))
     rows = math.ceil(len(names) / cols)
-    fig = new_figure(max(6.0, 4.2 * cols), 0.8 + 3.0 * rows)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    panel_height = 3.0 if across else max(3.0, 1.0 + 0.32 * len(variants))
+    fig = new_figure(max(6.0, 4.2 * cols), 0.8 + panel_height * rows)
+    # Down the y axis, the panels share it: the names are written once per row of panels.
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=not across).ravel()
     for ax, name in zip(axes, names):
         unit, scale = unit_of(name)
         summary = comparison.table.xs(name, level="figure").reindex(variants)
-        x = np.arange(len(variants))
+        positions = np.arange(len(variants))
         mean = summary["mean"].to_numpy(dtype=float) * scale
-        low = summary["ci_low"].to_numpy(dtype=float) * scale
-        high = summary["ci_high"].to_numpy(dtype=float) * scale
-        err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
-        ax.errorbar(x, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
+        floor, ceiling = _interval_bounds(runs[name].to_numpy(dtype=float) * scale, unit)
+        low = np.clip(summary["ci_low"].to_numpy(dtype=float) * scale, floor, ceiling)
+        high = np.clip(summary["ci_high"].to_numpy(dtype=float) * scale, floor, ceiling)
+        err = np.vstack([np.nan_to_num(np.maximum(mean - low, 0.0)), np.nan_to_num(np.maximum(high - mean, 0.0))])
+        label = f"{name.rsplit('.', 1)[-1]} ({unit})" if unit else name.rsplit(".", 1)[-1]
+        if across:
+            ax.errorbar(positions, mean, yerr=err, fmt="s", color="black", capsize=5, ms=6, gid=f"ci:{name}")
+        else:
+            ax.errorbar(mean, positions, xerr=err, fmt="s", color="black", capsize=4, ms=5, gid=f"ci:{name}")
         for i, v in enumerate(variants):
             values = runs.loc[runs["variant"] == v, name].to_numpy(dtype=float) * scale
-            ax.plot(np.full(len(values), i + 0.15), values, "o", ms=3.5, alpha=0.6, color="tab:blue")
-        ax.set_xticks(x, variants)
-        ax.set_xlim(-0.5, len(variants) - 0.5)
+            offset = np.full(len(values), i + 0.15)
+            ax.plot(*((offset, values) if across else (values, offset)), "o", ms=3.5, alpha=0.6, color="tab:blue")
+        if across:
+            ax.set_xticks(positions, variants)
+            ax.set_xlim(-0.5, len(variants) - 0.5)
+            ax.set_ylabel(label)
+            ax.grid(True, axis="y", alpha=0.3)
+        else:
+            ax.set_yticks(positions, variants)
+            ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top
+            ax.set_xlabel(label)
+            ax.grid(True, axis="x", alpha=0.3)
         ax.set_title(name, fontsize="medium")
-        ax.set_ylabel(f"{name.rsplit('.', 1)[-1]} ({unit})" if unit else name.rsplit(".", 1)[-1])
-        ax.grid(True, axis="y", alpha=0.3)
     for ax in axes[len(names):]:
         ax.set_visible(False)
     # The key goes in the title rather than in a legend that could cover a point.

@@ -50,9 +50,11 @@ def new_figure(width: float, height: float) -> Figure:
 
 
 def png_bytes(fig: Figure, *, dpi: int = 110) -> bytes:
-    """The figure as PNG bytes (what :func:`drsim.report` embeds)."""
+    """The figure as PNG bytes (what :func:`drsim.report` embeds), cropped
+    to what is drawn (``bbox_inches="tight"``): a legend right of the axes
+    or a long tick label is never cut off."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.1)
     return buffer.getvalue()
 
 

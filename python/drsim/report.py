@@ -240,6 +240,9 @@ def _check_html(check: CapacityReport, title: str | None) -> str:
     verdict = (f"<p>Overloaded in {len(over)} of {len(check.case_names)} cases: {_esc(', '.join(over))}.</p>" if over
                else "<p>Every case holds: no station over the target, every population served.</p>")
     sections.append(_section("Utilisation by case and zone", verdict + _utilization_table(check), "utilization"))
+    sections.append(_section("Worst case per service", _table(check.worst(), css_class="worst",
+                                                               row_class=lambda row: "fail" if row["overloaded"]
+                                                               else "pass"), "worst"))
     cases = check.cases.copy()
     for column in ("notes", "blast_radius"):
         cases[column] = cases[column].map(lambda items: "; ".join(items))

@@ -431,24 +431,72 @@ TEST(CapacityCheck, AHeldWorkerIsBusyForItsCallsToo) {
   EXPECT_EQ(q.holding_iterations, 1);
 }
 
-TEST(CapacityCheck, HoldingOnAnUnstableCalleeIsUnbounded) {
-  // b is overloaded (rho 1.2): a's workers would wait for it without bound.
+TEST(CapacityCheck, HoldingOnAnUnstableCalleeIsBoundedBelow) {
+  // b is overloaded (rho 1.2): a's workers would wait for it without bound,
+  // so a is unstable too. Its holding time is reported as a lower bound:
+  // its own 10 ms and b's 100 ms of service, b's wait (unbounded) left out.
   CallGraph g;
   const auto a = g.add_node("a"), b = g.add_node("b");
-  g.add_sequential(a, {{.target = b}});
+  g.add_sequential(a, {{.target = b, .network_rtt = 2ms}});
   const std::vector<Station> st{{.servers = 4, .mean_service = 10ms, .holds_worker = true},
                                 {.servers = 1, .mean_service = 100ms}};
   const std::vector<Rate> ext{Rate{12}, Rate{0}};
   const auto r = check_capacity(g, st, ext);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_FALSE(r.nodes[b].stable);
+  EXPECT_NEAR(r.nodes[b].offered_utilization, 1.2, 1e-12);
+  EXPECT_FALSE(r.nodes[b].holding_lower_bound);
   EXPECT_FALSE(r.nodes[a].stable);
-  EXPECT_TRUE(std::isinf(r.nodes[a].offered_utilization));
-  EXPECT_NEAR(r.nodes[a].headroom[0].ratio, -1.0, 1e-12);
-  EXPECT_FALSE(r.nodes[a].holding.has_value());
+  EXPECT_TRUE(r.nodes[a].holding_lower_bound);
+  ASSERT_TRUE(r.nodes[a].holding.has_value());
+  EXPECT_EQ(*r.nodes[a].holding, 112ms);
+  EXPECT_NEAR(r.nodes[a].offered_utilization, 12 * 0.112 / 4, 1e-12);
+  EXPECT_NEAR(r.nodes[a].headroom[0].ratio, 1 / (12 * 0.112 / 4) - 1, 1e-12);
   EXPECT_FALSE(r.nodes[a].queue.has_value());
   EXPECT_FALSE(r.nodes[a].end_to_end.has_value());
   EXPECT_NEAR(r.nodes[b].offered.per_second, 12, 1e-12);  // the callee still gets the full flow
+  // Unstable, whatever the bound says: both count as overloaded.
+  EXPECT_EQ(r.overloaded(1.0), (std::vector<std::size_t>{a, b}));
+}
+
+TEST(CapacityCheck, LowerBoundsFollowAChainOfHeldWorkers) {
+  // front (holds) -> mid (holds) -> back (M/M/1 at rho 1.5, unstable).
+  // mid's bound is its 5 ms, the 1 ms trip and back's 10 ms; front's adds
+  // its 20 ms, a 1 ms trip and mid's bound. At 150 rps over 8 front workers
+  // that is rho >= 150 x 37 ms / 8 = 0.69375.
+  CallGraph g;
+  const auto front = g.add_node("front"), mid = g.add_node("mid"), back = g.add_node("back");
+  g.add_sequential(front, {{.target = mid, .network_rtt = 1ms}});
+  g.add_sequential(mid, {{.target = back, .network_rtt = 1ms}});
+  const std::vector<Station> st{{.servers = 8, .mean_service = 20ms, .holds_worker = true},
+                                {.servers = 4, .mean_service = 5ms, .holds_worker = true},
+                                {.servers = 1, .mean_service = 10ms}};
+  const auto r = check_capacity(g, st, std::vector<Rate>{Rate{150}, Rate{0}, Rate{0}});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.nodes[back].offered_utilization, 1.5, 1e-12);
+  EXPECT_EQ(*r.nodes[mid].holding, 16ms);
+  EXPECT_EQ(*r.nodes[front].holding, 37ms);
+  EXPECT_NEAR(r.nodes[front].offered_utilization, 150 * 0.037 / 8, 1e-12);
+  EXPECT_NEAR(r.nodes[mid].offered_utilization, 150 * 0.016 / 4, 1e-12);
+  for (const auto i : {front, mid}) {
+    EXPECT_TRUE(r.nodes[i].holding_lower_bound);
+    EXPECT_FALSE(r.nodes[i].stable);
+  }
+  // A callee unstable by its own load but whose calls return keeps its exact
+  // holding time: the caller's bound takes it whole (mid 1.5 x its workers).
+  const std::vector<Station> own{{.servers = 8, .mean_service = 20ms, .holds_worker = true},
+                                 {.servers = 1, .mean_service = 5ms, .holds_worker = true},
+                                 {.servers = 4, .mean_service = 4ms}};
+  const auto q = check_capacity(g, own, std::vector<Rate>{Rate{150}, Rate{0}, Rate{0}});
+  ASSERT_TRUE(q.ok()) << q.error;
+  ASSERT_TRUE(q.nodes[back].end_to_end.has_value());
+  const double mid_holding = 0.005 + 0.001 + secs(q.nodes[back].end_to_end);
+  EXPECT_FALSE(q.nodes[mid].holding_lower_bound);
+  EXPECT_FALSE(q.nodes[mid].stable);
+  EXPECT_NEAR(secs(q.nodes[mid].holding), mid_holding, 1e-9);
+  EXPECT_NEAR(q.nodes[mid].offered_utilization, 150 * mid_holding, 1e-6);
+  EXPECT_TRUE(q.nodes[front].holding_lower_bound);
+  EXPECT_NEAR(secs(q.nodes[front].holding), 0.020 + 0.001 + mid_holding, 1e-8);
 }
 
 TEST(CapacityCheck, ReplicasShareTheFlowEachWithItsOwnQueue) {

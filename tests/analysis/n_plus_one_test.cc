@@ -254,10 +254,25 @@ TEST(NPlusOne, OverloadedStationsReportTheirOfferedLoad) {
     ASSERT_TRUE(front.mean_holding);
     EXPECT_EQ(*front.mean_holding, 10ms);
     EXPECT_FALSE(front.mean_response);
+    // No steady state: the wait, the queue and the response are infinite.
+    EXPECT_TRUE(front.mean_response.is_unbounded());
+    EXPECT_TRUE(front.mean_wait.is_unbounded());
+    EXPECT_TRUE(std::isinf(front.mean_wait.seconds()));
+    EXPECT_TRUE(std::isinf(front.mean_queue_length));
+    EXPECT_NEAR(front.headroom, 0.8 / (rate * 0.010 / 4) - 1, 1e-12);
+    EXPECT_FALSE(front.holding_lower_bound);
+    const PopulationRow& population = report.cases[0].populations[0];
+    EXPECT_TRUE(population.mean_latency.is_unbounded());
     const std::string text = format_report(report);
     EXPECT_NE(text.find(rate == 400 ? " 100.0% " : " 150.0% "), std::string::npos) << text;
+    EXPECT_NE(text.find("10.0 ms        inf     inf        inf  UNSTABLE OVERLOAD\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("mean latency inf"), std::string::npos) << text;
     const std::string json = format_report_json(report);
     EXPECT_NE(json.find(rate == 400 ? "\"utilization\": 1," : "\"utilization\": 1.5,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"mean_wait_s\": \"inf\", \"mean_queue_length\": \"inf\", \"mean_response_s\": \"inf\""),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find("\"mean_latency_s\": \"inf\""), std::string::npos) << json;
   }
   // Holding its worker for a call to a healthy back: rho = lambda (S + call) / c.
   const std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 10ms, 4, {{"back", 1, false}}),
@@ -271,6 +286,97 @@ TEST(NPlusOne, OverloadedStationsReportTheirOfferedLoad) {
   EXPECT_NEAR(front.utilization, 400 * to_seconds(*front.mean_holding) / 4, 1e-6);
   EXPECT_GT(front.utilization, 1.0);
   EXPECT_TRUE(front.overloaded);
+}
+
+TEST(NPlusOne, ACallerHoldingItsWorkersForAnOverloadedCalleeReportsLowerBounds) {
+  // back (one pod of 4 workers, 10 ms) at rho 1.0 and 1.5; front holds its 8
+  // workers for the call. front's holding time was absent, its utilisation
+  // +infinity and its headroom -100%; now they are bounds: its own 5 ms and
+  // back's 10 ms, back's growing wait left out (one zone: no round trip).
+  TopologyConfig t;
+  t.regions = {RegionConfig{"r", {ZoneConfig{"a"}}, 1ms}};
+  const std::vector<ServiceConfig> services{service("front", {{"a", 1}}, 5ms, 8, {{"back", 1, false}}),
+                                            service("back", {{"a", 1}}, 10ms, 4)};
+  for (const double rate : {400.0, 600.0}) {
+    const NPlusOneReport report = n_plus_one(t, services, {users(rate)});
+    const FailureCase& steady = report.cases[0];
+    const StationRow& back = row(steady, "back", "a");
+    EXPECT_NEAR(back.utilization, rate * 0.010 / 4, 1e-12);
+    EXPECT_FALSE(back.stable);
+    EXPECT_TRUE(back.mean_wait.is_unbounded());
+    EXPECT_TRUE(std::isinf(back.mean_queue_length));
+    const StationRow& front = row(steady, "front", "a");
+    EXPECT_TRUE(front.holding_lower_bound);
+    EXPECT_FALSE(front.stable);
+    EXPECT_TRUE(front.overloaded);
+    ASSERT_TRUE(front.mean_holding);
+    const double holding = to_seconds(*front.mean_holding);
+    EXPECT_GE(holding, 0.015);
+    EXPECT_LT(holding, 0.0151);  // a same-zone round trip is tiny
+    EXPECT_NEAR(front.utilization, rate * holding / 8, 1e-12);
+    EXPECT_NEAR(front.headroom, 0.8 / front.utilization - 1, 1e-12);
+    EXPECT_GT(front.headroom, -1.0);
+    EXPECT_TRUE(front.mean_wait.is_unbounded());
+    EXPECT_TRUE(front.mean_response.is_unbounded());
+    const std::string text = format_report(report);
+    EXPECT_NE(text.find(">=" + std::string(rate == 400 ? "75.0%" : "112.5%")), std::string::npos) << text;
+    EXPECT_NE(text.find("  >= / <=: bounds;"), std::string::npos) << text;
+    const std::string json = format_report_json(report);
+    EXPECT_NE(json.find("\"holding_lower_bound\": true"), std::string::npos) << json;
+  }
+}
+
+TEST(NPlusOne, TheWorstCasePerServiceIsItsBusiestStation) {
+  // front in a, b, c (2 pods each) calls back in a and b twice. With a or b
+  // down, the other zone of back takes all 240 calls a second.
+  const std::vector<ServiceConfig> services{
+      service("front", {{"a", 2}, {"b", 2}, {"c", 2}}, 10ms, 8, {{"back", 2, false}}),
+      service("back", {{"a", 1}, {"b", 1}}, 5ms, 4)};
+  const NPlusOneReport report = n_plus_one(regions(), services, {users(120)}, 0.7);
+  const std::vector<ServiceWorstCase> worst = report.worst_per_service();
+  ASSERT_EQ(worst.size(), 2u);
+  for (const ServiceWorstCase& w : worst) {
+    // The row with the highest utilisation over every case and zone, found by hand.
+    const StationRow* best = nullptr;
+    std::string best_case;
+    std::size_t over = 0;
+    for (const FailureCase& c : report.cases) {
+      bool any = false;
+      for (const StationRow& s : c.stations) {
+        if (s.service != w.service) continue;
+        any = any || s.overloaded;
+        if (!best || s.utilization > best->utilization) {
+          best = &s;
+          best_case = c.name;
+        }
+      }
+      over += any ? 1 : 0;
+    }
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(w.case_name, best_case) << w.service;
+    EXPECT_EQ(w.zone, best->zone) << w.service;
+    EXPECT_EQ(w.utilization, best->utilization);
+    EXPECT_EQ(w.headroom, best->headroom);
+    EXPECT_EQ(w.overloaded, best->overloaded);
+    EXPECT_EQ(w.overloaded_cases, over);
+  }
+  EXPECT_EQ(worst[0].service, "front");
+  EXPECT_EQ(worst[1].service, "back");
+  // back's a (b down) and b (a down) tie: the first in report order wins.
+  EXPECT_EQ(worst[1].case_name, "zone a down");
+  EXPECT_EQ(worst[1].zone, "b");
+  EXPECT_NEAR(worst[1].utilization, 240 * 0.005 / 4, 1e-12);
+  // The text starts with the table, the JSON has it as "worst".
+  const std::string text = format_report(report);
+  const auto table = text.find("worst case per service");
+  ASSERT_NE(table, std::string::npos) << text;
+  EXPECT_LT(table, text.find("\nsteady")) << text;
+  EXPECT_NE(text.find("  back           zone a down              b"), std::string::npos) << text;
+  const std::string json = format_report_json(report);
+  EXPECT_NE(json.find("\"worst\": [\n    {\"service\": \"front\", \"case\": "), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"service\": \"back\", \"case\": \"zone a down\", \"zone\": \"b\", \"utilization\": 0.3,"),
+            std::string::npos)
+      << json;
 }
 
 TEST(NPlusOne, AGatewayCallingOrdersTwiceSettles) {

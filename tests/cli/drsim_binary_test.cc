@@ -253,11 +253,42 @@ TEST(DrsimBinaryCheck, OverloadedStationsReportTheirOfferedLoad) {
     const Completed c = check(check_scenario(1, services, users(rate)), "--fail-on-overload");
     EXPECT_EQ(c.exit_code, 3) << c.err;
     EXPECT_NE(c.out.find(text), std::string::npos) << c.out;
-    EXPECT_NE(c.out.find("UNSTABLE  OVERLOAD"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("UNSTABLE OVERLOAD"), std::string::npos) << c.out;
+    // No steady state: the wait, the queue and the response are infinite.
+    EXPECT_NE(c.out.find("10.0 ms        inf     inf        inf  UNSTABLE OVERLOAD"), std::string::npos) << c.out;
     const Completed j = check(check_scenario(1, services, users(rate)), "--json");
     EXPECT_EQ(j.exit_code, 0) << j.err;
     EXPECT_NE(j.out.find(json), std::string::npos) << j.out;
-    EXPECT_NE(j.out.find("\"stable\": false, \"overloaded\": true"), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"mean_holding_s\": 0.01, \"holding_lower_bound\": false, \"mean_wait_s\": \"inf\", "
+                         "\"mean_queue_length\": \"inf\", \"mean_response_s\": \"inf\", \"stable\": false, "
+                         "\"overloaded\": true"),
+              std::string::npos)
+        << j.out;
+  }
+}
+
+TEST(DrsimBinaryCheck, AStationHoldingItsWorkersForAnOverloadedCalleeReportsABound) {
+  // front holds its 8 workers for a call to back (M/M/4, 10 ms) at rho 1.0
+  // and 1.5: its utilisation, holding time and headroom were null, null and
+  // -100%. Now a lower bound (front's 5 ms and back's 10 ms, back's growing
+  // wait left out), marked ">=" in the text and holding_lower_bound in JSON.
+  const std::string services =
+      "      - name: front\n        concurrency: 8\n        serviceTime: {kind: exponential, mean: 5ms}\n"
+      "        replicas: [{zone: z0, replicas: 1}]\n        calls: [{service: back}]\n"
+      "      - name: back\n        concurrency: 4\n        serviceTime: {kind: exponential, mean: 10ms}\n"
+      "        replicas: [{zone: z0, replicas: 1}]\n";
+  for (const auto& [rate, back] : {std::pair{400, "\"utilization\": 1,"}, std::pair{600, "\"utilization\": 1.5,"}}) {
+    const Completed j = check(check_scenario(1, services, users(rate)), "--json");
+    EXPECT_EQ(j.exit_code, 0) << j.err;
+    EXPECT_NE(j.out.find(back), std::string::npos) << j.out;
+    // The steady case has no null but its error's.
+    const std::string steady = j.out.substr(0, j.out.find("\"name\": \"zone z0 down\""));
+    EXPECT_EQ(steady.find("null"), steady.find("\"error\": null") + 9) << steady;
+    EXPECT_EQ(steady.find("null", steady.find("null") + 1), std::string::npos) << steady;
+    EXPECT_NE(j.out.find("\"holding_lower_bound\": true, \"mean_wait_s\": \"inf\""), std::string::npos) << j.out;
+    const Completed c = check(check_scenario(1, services, users(rate)));
+    EXPECT_NE(c.out.find(">="), std::string::npos) << c.out;
+    EXPECT_EQ(c.out.find("-100%"), std::string::npos) << c.out;
   }
 }
 
@@ -270,7 +301,7 @@ TEST(DrsimBinaryCheck, TheLargestConcurrencyWorks) {
                                  "        replicas: [{zone: z0, replicas: 1}, {zone: z1, replicas: 1}]\n";
     const Completed c = check(check_scenario(2, services, users(1000)));
     EXPECT_EQ(c.exit_code, 0) << pool << c.err;
-    EXPECT_NE(c.out.find("front          z0                   1      500.0    0.0%"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("front          z0                   1      500.0      0.0%"), std::string::npos) << c.out;
   }
 }
 

@@ -172,3 +172,138 @@ def test_the_pool_report_is_the_command_lines(repo_root: pathlib.Path) -> None:
         report = drsim.check(path)
         assert report.to_json().encode() == as_json
         assert report.text == as_text
+
+
+# ---- overloaded stations: numbers, not null; inf, not NaN -------------------------
+
+
+def _chain(front_calls: bool, rate: int, zones: int = 1) -> drsim.Scenario:
+    """front (8 workers, 5 ms) optionally holding them for a call to back (4
+    workers, 10 ms), one pod per zone, ``rate`` requests per second."""
+    zone_list = ", ".join(f"{{name: z{i}}}" for i in range(zones))
+    pods = ", ".join(f"{{zone: z{i}, replicas: 1}}" for i in range(zones))
+    calls = "\n        calls: [{service: back}]" if front_calls else ""
+    return drsim.load_text(f"""\
+apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata: {{name: chain}}
+spec:
+  duration: 10m
+  topology:
+    regions:
+      - name: r
+        interZoneRtt: 2ms
+        zones: [{zone_list}]
+    services:
+      - name: front
+        concurrency: {8 if front_calls else 4}
+        serviceTime: {{kind: exponential, mean: {5 if front_calls else 10}ms}}
+        replicas: [{pods}]{calls}
+      - name: back
+        concurrency: 4
+        serviceTime: {{kind: exponential, mean: 10ms}}
+        replicas: [{pods}]
+  load:
+    - {{name: users, service: front, load: {{kind: constant, rate: {rate}rps}}}}
+""")
+
+
+@pytest.mark.parametrize("rate", [400, 600])
+def test_an_overloaded_mmc_station_reports_rho_and_infinite_waits(rate: int) -> None:
+    # M/M/4, 10 ms: 400 rps is rho 1.0, 600 rps 1.5. No steady state: the
+    # wait, queue and response are inf (never NaN), the headroom 0.8 / rho - 1.
+    report = drsim.check(_chain(False, rate))
+    front = report.stations.query("case == 'steady' and service == 'front'").iloc[0]
+    rho = rate * 0.010 / 4
+    assert front.utilization == pytest.approx(rho, rel=1e-12)
+    assert front.headroom == pytest.approx(0.8 / rho - 1, rel=1e-9)
+    assert front.mean_holding_s == pytest.approx(0.010)
+    assert not front.holding_lower_bound and not front.stable and front.overloaded
+    for column in ("mean_wait_s", "mean_queue_length", "mean_response_s"):
+        assert front[column] == math.inf, column
+    assert report.populations.loc[0, "mean_latency_s"] == math.inf
+    assert "inf" in report.text and "null" not in report.to_json().split('"name": "zone z0 down"')[0].replace(
+        '"error": null', "")
+
+
+@pytest.mark.parametrize("rate", [400, 600])
+def test_a_caller_holding_its_workers_for_an_overloaded_callee_has_numbers(rate: int) -> None:
+    # back at rho 1.0 and 1.5; front's workers wait for it. front's holding
+    # time, utilisation and headroom were NaN, NaN and -100%: now bounds
+    # (front's 5 ms + back's 10 ms, back's growing wait left out).
+    stations = drsim.check(_chain(True, rate)).stations.query("case == 'steady'").set_index("service")
+    back, front = stations.loc["back"], stations.loc["front"]
+    assert back.utilization == pytest.approx(rate * 0.010 / 4, rel=1e-12)
+    assert back.mean_wait_s == math.inf and back.mean_queue_length == math.inf
+    assert front.holding_lower_bound and not front.stable and front.overloaded
+    assert 0.015 <= front.mean_holding_s < 0.0151
+    assert front.utilization == pytest.approx(rate * front.mean_holding_s / 8, rel=1e-9)
+    assert front.headroom == pytest.approx(0.8 / front.utilization - 1, rel=1e-9)
+    assert front.headroom > -1
+    assert front.mean_wait_s == math.inf and front.mean_response_s == math.inf
+    assert not stations[["utilization", "headroom", "mean_holding_s"]].isna().any().any()
+
+
+def test_groupby_max_shows_the_overloaded_cells() -> None:
+    # Two zones at 300 rps each (rho 0.75); either zone down puts 600 rps
+    # (rho 1.5) on the other. The maximum over the cases is inf, not a
+    # NaN that max() would skip.
+    stations = drsim.check(_chain(False, 600, zones=2)).stations
+    front = stations[stations["service"] == "front"]
+    worst_wait = front.groupby("zone")["mean_wait_s"].max()
+    assert (worst_wait == math.inf).all()
+    assert front.groupby("case")["mean_response_s"].max().to_dict() == {
+        "steady": pytest.approx(front.query("case == 'steady'")["mean_response_s"].max()),
+        "zone z0 down": math.inf,
+        "zone z1 down": math.inf,
+    }
+    assert front.groupby("zone")["utilization"].max().tolist() == pytest.approx([1.5, 1.5])
+    # The zone without pods has nothing to measure: NaN there, and only there.
+    lost = front.query("up_pods == 0")
+    assert lost["mean_wait_s"].isna().all() and lost["headroom"].isna().all()
+    assert not front.query("up_pods > 0")[["mean_wait_s", "mean_queue_length", "mean_response_s"]].isna().any().any()
+
+
+def test_the_worst_case_view_picks_each_services_busiest_station(repo_root: pathlib.Path) -> None:
+    for report in (drsim.check(_chain(True, 600, zones=3)), drsim.check(_chain(True, 600, zones=2)),
+                   drsim.check(repo_root / "scenarios" / "three_region_pool_pileup.yaml")):
+        worst = report.worst()
+        stations = report.stations
+        assert list(worst.columns) == ["service", "case", "zone", "utilization", "headroom", "holding_lower_bound",
+                                       "stable", "overloaded", "overloaded_cases"]
+        assert list(worst["service"]) == list(dict.fromkeys(stations["service"]))
+        assert str(worst["overloaded_cases"].dtype) == "int64" and str(worst["overloaded"].dtype) == "bool"
+        for row in worst.itertuples(index=False):
+            mine = stations[stations["service"] == row.service]
+            # idxmax: the first row with the maximum, as the report breaks ties.
+            best = mine.loc[mine["utilization"].idxmax()]
+            assert (row.case, row.zone) == (best["case"], best["zone"])
+            assert row.utilization == best["utilization"] and row.headroom == best["headroom"]
+            assert row.overloaded == best["overloaded"] and row.stable == best["stable"]
+            assert row.holding_lower_bound == best["holding_lower_bound"]
+            assert row.overloaded_cases == mine.groupby("case")["overloaded"].any().sum()
+    # The chain over two zones: a zone down leaves 600 rps on one pod of
+    # each, back at 1.5 (the first such case in report order), front holding
+    # for it (a lower bound).
+    report = drsim.check(_chain(True, 600, zones=2))
+    worst = report.worst().set_index("service")
+    assert worst.loc["back", "utilization"] == pytest.approx(1.5)
+    assert (worst.loc["back", "case"], worst.loc["back", "zone"]) == ("zone z0 down", "z1")
+    assert worst.loc["front", "holding_lower_bound"] and not worst.loc["front", "stable"]
+    assert worst.loc["back", "overloaded_cases"] == 2 and worst.loc["front", "overloaded_cases"] == 2  # not steady
+    # The text prints the same table first.
+    assert report.text.index("worst case per service") < report.text.index("\nsteady")
+    assert "  back           zone z0 down             z1" in report.text
+
+
+def test_an_overloaded_report_is_the_command_lines(tmp_path: pathlib.Path, repo_root: pathlib.Path) -> None:
+    cli = pathlib.Path(os.environ.get("DRSIM_CLI", repo_root / "build" / "cli" / "drsim"))
+    if not cli.exists():
+        pytest.skip(f"no drsim binary at {cli} (set DRSIM_CLI)")
+    path = tmp_path / "chain.yaml"
+    path.write_text(_chain(True, 600, zones=2).to_yaml())
+    as_json = subprocess.run([str(cli), "check", str(path), "--json"], capture_output=True, check=True).stdout
+    as_text = subprocess.run([str(cli), "check", str(path)], capture_output=True, text=True, check=True).stdout
+    report = drsim.check(path)
+    assert report.to_json().encode() == as_json and report.text == as_text
+    assert b'"mean_wait_s": "inf"' in as_json and b'"holding_lower_bound": true' in as_json

@@ -135,8 +135,11 @@ def test_capacity_check_report(capacity: drsim.CapacityReport, tmp_path: pathlib
     assert "Overloaded in 2 of 4 cases: zone zone-a down, zone zone-b down." in text
     # The utilisation table marks exactly the two cells over 70% (87.5%).
     assert text.count('class="num over">87.5%') == 2 and text.count('class="num over"') == 2
-    for section in ("utilization", "cases", "stations", "populations", "text", "scenario"):
+    for section in ("utilization", "worst", "cases", "stations", "populations", "text", "scenario"):
         assert f'<section id="{section}">' in text
+    # The worst case per service: api's busiest station, with a zone down.
+    worst = text[text.index('<section id="worst">'):text.index('<section id="cases">')]
+    assert '<tr class="fail"><td class="text">api</td><td class="text">zone zone-a down</td>' in worst
     assert '<section id="pools">' not in text  # no database calls here
     assert HOSTILE not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     # Pools appear with database calls.
