@@ -197,8 +197,8 @@ void CallGraph::add_sequential(std::size_t from, std::vector<Call> calls) {
   nodes_.at(from).groups.push_back(CallGroup{CallMode::kSequential, std::move(calls)});
 }
 
-void CallGraph::add_parallel(std::size_t from, std::vector<Call> calls) {
-  nodes_.at(from).groups.push_back(CallGroup{CallMode::kParallel, std::move(calls)});
+void CallGraph::add_parallel(std::size_t from, std::vector<Call> calls, double weight) {
+  nodes_.at(from).groups.push_back(CallGroup{CallMode::kParallel, std::move(calls), weight});
 }
 
 std::vector<CallRoute> Call::destinations() const {
@@ -209,6 +209,13 @@ std::vector<CallRoute> Call::destinations() const {
 void CallGraph::validate() const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     for (const CallGroup& g : nodes_[i].groups) {
+      if (!std::isfinite(g.weight) || g.weight < 0 || g.weight > 1) {
+        throw std::invalid_argument("CallGraph: a group of " + nodes_[i].name + " has a weight outside [0, 1]");
+      }
+      if (g.mode == CallMode::kSequential && g.weight != 1.0) {
+        throw std::invalid_argument("CallGraph: a sequential group of " + nodes_[i].name +
+                                    " has a weight: fold it into its counts");
+      }
       for (const Call& c : g.calls) {
         std::string where = "CallGraph: call " + nodes_[i].name + " -> ";
         if (c.routes.empty()) {
@@ -246,7 +253,7 @@ std::vector<ExpectedCall> CallGraph::expected_calls() const {
       for (const Call& c : g.calls) {
         if (c.count <= 0) continue;
         for (const CallRoute& r : c.destinations()) {
-          if (r.share > 0) out.push_back(ExpectedCall{i, r.target, c.count * r.share});
+          if (r.share > 0) out.push_back(ExpectedCall{i, r.target, g.weight * c.count * r.share});
         }
       }
     }
@@ -449,11 +456,14 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
     for (const Call& c : g.calls) {
       Branch routes;
       for (const CallRoute& r : c.destinations()) {
-        if (r.share > 0) routes.push_back(Route{to_seconds(r.network_rtt), t[r.target], pass[r.target], r.share});
+        if (r.share > 0) {
+          const double callee = std::max(0.0, t[r.target] + to_seconds(c.callee_time_delta));
+          routes.push_back(Route{to_seconds(r.network_rtt), callee, pass[r.target], r.share});
+        }
       }
       for (int copy = 0; copy < static_cast<int>(c.count); ++copy) branches.push_back(routes);
     }
-    return expected_max(branches);
+    return g.weight * expected_max(branches);  // made on its weight's share of the requests
   };
   const auto calls_time = [&](std::size_t i) {
     double total = 0;
@@ -465,7 +475,10 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
       for (const Call& c : g.calls) {
         if (c.count <= 0) continue;
         for (const CallRoute& r : c.destinations()) {
-          if (r.share > 0) total += c.count * r.share * (to_seconds(r.network_rtt) + pass[r.target] * t[r.target]);
+          if (r.share > 0) {
+            total += c.count * r.share *
+                     (to_seconds(r.network_rtt) + pass[r.target] * (t[r.target] + to_seconds(c.callee_time_delta)));
+          }
         }
       }
     }
@@ -606,7 +619,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
             if (c.count <= 0) continue;
             for (const CallRoute& r : c.destinations()) {
               if (r.share <= 0) continue;
-              base(k) += c.count * r.share * to_seconds(r.network_rtt);
+              base(k) += c.count * r.share * (to_seconds(r.network_rtt) + pass[r.target] * to_seconds(c.callee_time_delta));
               triplets.emplace_back(k, static_cast<Eigen::Index>(local[r.target]), -c.count * r.share * pass[r.target]);
             }
           }

@@ -124,6 +124,9 @@ struct Call {
   double count = 1;
   // Network round trip added to every call on this edge.
   Duration network_rtt{};
+  // Added to the callee's end-to-end time for this call (may be negative): a call to one operation of a station
+  // that serves a mix of them takes that operation's own service time, not the mix's mean.
+  Duration callee_time_delta{};
   // A call spread by a balancer: when not empty, every one of the `count`
   // calls takes one of these routes, drawn independently by share, and
   // `target` and `network_rtt` are not used. Shares sum to at most 1; the
@@ -142,6 +145,10 @@ enum class CallMode {
 struct CallGroup {
   CallMode mode = CallMode::kSequential;
   std::vector<Call> calls;
+  // The share of the node's requests that make this group (1: all of them). A node standing for a mix of
+  // operations makes each operation's groups on that operation's share of its requests: its parallel groups
+  // carry the share here (a sequential group's share folds into its counts, exactly).
+  double weight = 1.0;
 };
 
 struct CallGraphNode {
@@ -155,7 +162,7 @@ class CallGraph {
   std::size_t add_node(std::string name);
   // Append a group of calls made by `from` (after its earlier groups).
   void add_sequential(std::size_t from, std::vector<Call> calls);
-  void add_parallel(std::size_t from, std::vector<Call> calls);
+  void add_parallel(std::size_t from, std::vector<Call> calls, double weight = 1.0);
 
   std::size_t size() const { return nodes_.size(); }
   const CallGraphNode& node(std::size_t i) const { return nodes_.at(i); }

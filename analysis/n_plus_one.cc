@@ -144,15 +144,19 @@ class RouteCache {
 // for the blast radius. Each depends on the topology and the configuration
 // only, not on which zones are down.
 struct CaseShared {
-  CaseShared(const Topology& topology, std::size_t populations, bool scenario_has_kubernetes)
+  CaseShared(const Topology& topology, std::size_t populations, bool scenario_has_kubernetes,
+             std::vector<std::vector<double>> shares)
       : routes(topology),
         region_shares(populations),
         partitions(topology.partitions(topology.nominal_state())),
-        kubernetes(scenario_has_kubernetes) {}
+        kubernetes(scenario_has_kubernetes),
+        operation_shares(std::move(shares)) {}
   RouteCache routes;
   std::vector<std::optional<RegionShares>> region_shares;
   std::vector<std::optional<std::size_t>> partitions;
   bool kubernetes;  // settles each service's discovery auto
+  // Per service, the share of its requests asking for each of its operations (operation_shares()).
+  std::vector<std::vector<double>> operation_shares;
 };
 
 // One failure case: the deployed services, their stations, and the network
@@ -177,6 +181,16 @@ class CaseModel {
       by_name_.emplace(s.name, services_.size());
       services_.push_back(deploy(s, topology, state, shared.kubernetes));
       any_affinity_ = any_affinity_ || s.zone_affinity;
+      shares_.push_back(shared.operation_shares[services_.size() - 1]);
+      if (s.operations.empty()) continue;
+      // A mix of operations: the station's mean service time is the mixture's (exact for its utilisation).
+      double mean = 0;
+      for (std::size_t op = 0; op < s.operation_count(); ++op) {
+        if (shares_.back()[op] > 0) {
+          mean += shares_.back()[op] * to_seconds(ServiceTimeDistribution(s.service_time_of(op)).mean());
+        }
+      }
+      services_.back().mean_service = Duration{std::max<std::int64_t>(1, std::llround(mean * 1e9))};
     }
     for (std::size_t s = 0; s < services_.size(); ++s) {
       const DeployedService& d = services_[s];
@@ -189,10 +203,13 @@ class CaseModel {
         Station station;
         station.servers = c.concurrency;
         station.mean_service = d.mean_service;
-        // 64-bit: a concurrency of 2^32 - 1 plus a queue limit overflows 32 bits.
-        if (c.queue_limit) station.capacity = std::size_t{c.concurrency} + *c.queue_limit;
+        // 64-bit: a concurrency of 2^32 - 1 plus a queue limit overflows 32 bits. An event loop's queue limit
+        // bounds the requests waiting for a place in flight, not for a thread: its in-flight limit is checked
+        // on the solution instead (station_rows).
+        if (c.queue_limit && !c.event_loop()) station.capacity = std::size_t{c.concurrency} + *c.queue_limit;
         station.replicas = d.up_pods[z];
-        station.holds_worker = true;  // thread-per-request, as the simulated services
+        // Thread per request holds its worker through the calls; an event loop's thread only computes.
+        station.holds_worker = !c.event_loop();
         stations_.push_back(station);
       }
     }
@@ -280,11 +297,11 @@ class CaseModel {
     for (std::size_t s = 0; s < services_.size(); ++s) {
       const DeployedService& d = services_[s];
       std::vector<std::size_t> called;
-      for (const CallConfig& call : d.config->calls) {
-        if (call.database.empty()) continue;
+      for_each_call(s, [&](const CallConfig& call, double) {
+        if (call.database.empty()) return;
         const std::size_t db = database_index(call.database);
         if (std::find(called.begin(), called.end(), db) == called.end()) called.push_back(db);
-      }
+      });
       for (std::size_t db : called) {
         for (std::size_t z = 0; z < d.zones.size(); ++z) {
           PoolNode p;
@@ -329,15 +346,16 @@ class CaseModel {
       const DatabaseConfig& db = databases_[p.database];
       // The calls' holds as one mixture: its mean and second moment.
       double weighted = 0, second = 0, weight = 0;
-      for (const CallConfig& call : services_[p.service].config->calls) {
-        if (!reaches_pool(call, p)) continue;
+      for_each_call(p.service, [&](const CallConfig& call, double share) {
+        if (!reaches_pool(call, p)) return;
         const CommitWait& commit = commits_[p.database];
         const double hold = to_seconds(connection_hold(call, *p.rtt, mean_query_time(db), commit, validate));
         const double variance = connection_hold_variance(call, *p.rtt, query_time_variance(db), commit, validate);
-        weighted += call.count * hold;
-        second += call.count * (variance + hold * hold);
-        weight += call.count;
-      }
+        const double made = share * call.count * call.probability.value;  // calls per request of the service
+        weighted += made * hold;
+        second += made * (variance + hold * hold);
+        weight += made;
+      });
       if (weight > 0) {
         const double mean = weighted / weight;
         stations_[p.node].service_scv = std::max(0.0, second / weight - mean * mean) / (mean * mean);
@@ -360,7 +378,7 @@ class CaseModel {
   // A database call: to the pod's pool station, whose response (borrow wait
   // and hold) the caller's worker waits for; no network round trip on top
   // (the hold has the queries' round trips).
-  void add_database_call(std::size_t node, const CallConfig& call, std::vector<Call>& group) {
+  void add_database_call(std::size_t node, const CallConfig& call, double count, std::vector<Call>& group) {
     const auto [s, z] = nodes_[node];
     const std::size_t db = database_index(call.database);
     const PoolNode& p = pool_of(s, z, db);
@@ -375,7 +393,7 @@ class CaseModel {
       return;
     }
     Call routed;
-    routed.count = call.count;
+    routed.count = count;
     if (!p.rtt) {
       note("calls from " + node_name(node) + " to database " + name + " are lost: zone unreachable");
       routed.routes.push_back(CallRoute{pool, 0.0, Duration::zero()});
@@ -455,57 +473,87 @@ class CaseModel {
 
   // The node's calls, in order: consecutive parallel calls make one parallel
   // group, consecutive sequential ones a sequential group (their times add).
+  // A service with operations makes each operation's calls on that
+  // operation's share of its requests: a sequential call's share folds into
+  // its count, a parallel group carries it as its weight.
   void add_calls(std::size_t node) {
     const auto [s, z] = nodes_[node];
     const DeployedService& caller = services_[s];
     const ZoneIndex from = caller.zones[z];
     std::vector<Call> group;
     bool parallel = false;
+    double group_share = 1.0;
     auto flush = [&] {
       if (group.empty()) return;
       if (parallel) {
-        graph_.add_parallel(node, std::move(group));
+        graph_.add_parallel(node, std::move(group), group_share);
       } else {
         graph_.add_sequential(node, std::move(group));
       }
       group.clear();
     };
-    for (const CallConfig& call : caller.config->calls) {
-      if (call.parallel != parallel) {
-        flush();
-        parallel = call.parallel;
-      }
-      if (!call.database.empty()) {
-        add_database_call(node, call, group);
-        continue;
-      }
-      const std::size_t c = service_index(call.service);
-      const DeployedService& callee = services_[c];
-      const TrafficSplit split = sidecar_split(callee, from);  // zone_split unless through sidecars
-      Call routed;
-      routed.count = call.count;
-      for (std::size_t cz = 0; cz < split.share.size(); ++cz) {
-        if (split.share[cz] <= 0) continue;
-        const std::size_t target = node_of_[c][cz];
-        const auto rtt = round_trip(from, callee.zones[cz]);
-        if (!rtt) {
-          // Lost on the way: the caller's worker waits for an answer that never comes.
-          note("calls from " + node_name(node) + " to " + node_name(target) + " are lost: zone unreachable");
-          routed.routes.push_back(CallRoute{target, 0.0, Duration::zero()});
+    for (std::size_t op = 0; op < caller.config->operation_count(); ++op) {
+      const double share = shares_[s][op];
+      if (share <= 0) continue;
+      flush();  // an operation's groups are its own
+      group_share = share;
+      for (const CallConfig& call : caller.config->calls_of(op)) {
+        if (call.parallel != parallel) {
+          flush();
+          parallel = call.parallel;
+        }
+        const double made = share * call.count * call.probability.value;  // calls per request of the service
+        // In a parallel group every call is made, count times, on the group's share of the requests.
+        const double count = call.parallel ? call.count : made;
+        if (!call.database.empty()) {
+          add_database_call(node, call, count, group);
           continue;
         }
-        routed.routes.push_back(CallRoute{target, split.share[cz], *rtt});
-        if (split.tried_local[cz] > 0) local_tries_.push_back(LocalTry{node, target, call.count * split.tried_local[cz]});
+        const std::size_t c = service_index(call.service);
+        const DeployedService& callee = services_[c];
+        const TrafficSplit split = sidecar_split(callee, from);  // zone_split unless through sidecars
+        Call routed;
+        routed.count = count;
+        if (!callee.config->operations.empty()) {
+          // The called operation's own service time, against the callee station's mixture mean.
+          const std::size_t k = callee.config->operation_index(call.operation).value_or(0);
+          routed.callee_time_delta = ServiceTimeDistribution(callee.config->service_time_of(k)).mean() -
+                                     callee.mean_service;
+        }
+        for (std::size_t cz = 0; cz < split.share.size(); ++cz) {
+          if (split.share[cz] <= 0) continue;
+          const std::size_t target = node_of_[c][cz];
+          const auto rtt = round_trip(from, callee.zones[cz]);
+          if (!rtt) {
+            // Lost on the way: the caller's worker waits for an answer that never comes.
+            note("calls from " + node_name(node) + " to " + node_name(target) + " are lost: zone unreachable");
+            routed.routes.push_back(CallRoute{target, 0.0, Duration::zero()});
+            continue;
+          }
+          routed.routes.push_back(CallRoute{target, split.share[cz], *rtt});
+          if (split.tried_local[cz] > 0) local_tries_.push_back(LocalTry{node, target, made * split.tried_local[cz]});
+        }
+        if (routed.routes.empty()) {
+          // No up pod anywhere: the call fails at once, and so does the request.
+          note("calls from " + node_name(node) + " to " + callee.config->name +
+               " fail at once: no up pod (requests fail with cause dependency)");
+          continue;
+        }
+        group.push_back(std::move(routed));
       }
-      if (routed.routes.empty()) {
-        // No up pod anywhere: the call fails at once, and so does the request.
-        note("calls from " + node_name(node) + " to " + callee.config->name +
-             " fail at once: no up pod (requests fail with cause dependency)");
-        continue;
-      }
-      group.push_back(std::move(routed));
     }
     flush();
+  }
+
+  // Calls f(call, share) for every call of every operation of service s that gets requests, share being the
+  // operation's share of the service's requests.
+  template <class F>
+  void for_each_call(std::size_t s, F&& f) const {
+    const ServiceConfig& config = *services_[s].config;
+    for (std::size_t op = 0; op < config.operation_count(); ++op) {
+      if (shares_[s][op] <= 0) continue;
+      for (const CallConfig& call : config.calls_of(op)) f(call, shares_[s][op]);
+    }
   }
 
   // One round of the zone-affinity fixed point: the same-zone rate offered
@@ -570,6 +618,19 @@ class CaseModel {
           row.mean_response = n.end_to_end ? MeanTime(*n.end_to_end) : MeanTime::unbounded();
           if (d.config->zone_affinity) row.spill = d.spill[z];
           row.overloaded = !n.stable || n.offered_utilization > target;
+          if (d.config->event_loop() && n.end_to_end && station.replicas > 0) {
+            // Little's law: a pod holds rate x response requests in flight on average.
+            const double in_flight = n.offered.per_second / static_cast<double>(station.replicas) *
+                                     to_seconds(*n.end_to_end);
+            if (in_flight > static_cast<double>(*d.config->max_in_flight)) {
+              char text[160];
+              std::snprintf(text, sizeof text, " holds %.1f requests in flight per pod on average, above its maxInFlight %u",
+                            in_flight, *d.config->max_in_flight);
+              out.notes.push_back(row.service + "@" + row.zone + text +
+                                  " (requests wait for a place or are rejected; the check's waits leave that out)");
+              row.overloaded = true;
+            }
+          }
         } else {
           // No up pod, or no solution for the case (its error): nothing to measure.
           row.headroom = std::numeric_limits<double>::quiet_NaN();
@@ -658,6 +719,7 @@ class CaseModel {
   std::vector<PoolNode> pools_;
   std::size_t pool_stations_ = 0;  // pools with a node
   std::vector<DeployedService> services_;
+  std::vector<std::vector<double>> shares_;  // per service, its operations' shares of its requests
   std::map<std::string, std::size_t> by_name_;
   bool any_affinity_ = false;
   std::vector<std::vector<std::size_t>> node_of_;             // [service][zone] -> node
@@ -683,16 +745,125 @@ FailureCase evaluate(std::string name, const Topology& topology, const TopologyS
   return out;
 }
 
+// What the closed form does not model yet: said, rather than answered wrongly.
+void refuse_unsupported(const std::vector<ServiceConfig>& services) {
+  for (const ServiceConfig& s : services) {
+    for (std::size_t op = 0; op < s.operation_count(); ++op) {
+      for (const CallConfig& call : s.calls_of(op)) {
+        if (call.parallel && call.probability.value < 1.0) {
+          throw CheckUnsupported("service \"" + s.name + "\" makes a parallel call to \"" + call.service +
+                                 "\" with a probability below 1: drsim check takes a parallel group's calls as "
+                                 "always made; make the call sequential or run the scenario");
+        }
+      }
+    }
+  }
+}
+
+// Per service, the share of its requests that ask for each of its operations: the populations' mixes at their
+// peak rates, carried down every operation's calls (counts x probabilities) in topological order of the
+// (service, operation) graph, which validation keeps acyclic. A service nobody calls gets its default
+// operation. The shares are the same in every failure case and every zone: a caller whose requests move to
+// other zones keeps its mix.
+std::vector<std::vector<double>> operation_shares(const std::vector<ServiceConfig>& services,
+                                                  const std::vector<ClientPopulationConfig>& load) {
+  std::map<std::string_view, std::size_t> index;
+  std::vector<std::size_t> offset(services.size() + 1, 0);
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    index.emplace(services[i].name, i);
+    offset[i + 1] = offset[i] + services[i].operation_count();
+  }
+  const std::size_t n = offset.back();
+  std::vector<double> rate(n, 0.0);
+  for (const ClientPopulationConfig& p : load) {
+    const auto entry = index.find(p.service);
+    if (entry == index.end()) continue;
+    const ServiceConfig& e = services[entry->second];
+    const double peak = peak_rate(p.load).per_second;
+    if (p.operations.empty()) {
+      rate[offset[entry->second]] += peak;
+      continue;
+    }
+    double total = 0;
+    for (const OperationShareConfig& op : p.operations) total += op.weight;
+    for (const OperationShareConfig& op : p.operations) {
+      const auto k = e.operation_index(op.name);
+      if (!k) throw std::invalid_argument("drsim check: unknown operation \"" + op.name + "\"");
+      rate[offset[entry->second] + *k] += peak * op.weight / total;
+    }
+  }
+  // Edges (service, operation) -> (callee, operation) with calls per request, and in-degrees for Kahn's order.
+  struct Edge {
+    std::size_t to;
+    double calls;
+  };
+  std::vector<std::vector<Edge>> edges(n);
+  std::vector<std::size_t> in_degree(n, 0);
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    for (std::size_t op = 0; op < services[i].operation_count(); ++op) {
+      for (const CallConfig& call : services[i].calls_of(op)) {
+        if (call.service.empty()) continue;
+        const auto callee = index.find(call.service);
+        if (callee == index.end()) continue;
+        const auto k = services[callee->second].operation_index(call.operation);
+        if (!k) throw std::invalid_argument("drsim check: unknown operation \"" + call.operation + "\"");
+        edges[offset[i] + op].push_back({offset[callee->second] + *k, call.count * call.probability.value});
+        ++in_degree[offset[callee->second] + *k];
+      }
+    }
+  }
+  std::vector<std::size_t> ready;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (in_degree[v] == 0) ready.push_back(v);
+  }
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const std::size_t v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (const Edge& e : edges[v]) {
+      rate[e.to] += rate[v] * e.calls;
+      if (--in_degree[e.to] == 0) ready.push_back(e.to);
+    }
+  }
+  std::vector<std::vector<double>> shares(services.size());
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    shares[i].assign(services[i].operation_count(), 0.0);
+    double total = 0;
+    for (std::size_t op = 0; op < shares[i].size(); ++op) total += rate[offset[i] + op];
+    if (total <= 0) {
+      shares[i][0] = 1.0;
+      continue;
+    }
+    for (std::size_t op = 0; op < shares[i].size(); ++op) shares[i][op] = rate[offset[i] + op] / total;
+  }
+  if (done < n) {
+    // A cycle between operations (validation rejects them in scenarios): only the services it touches are
+    // uncertain, so say so instead of guessing.
+    for (std::size_t i = 0; i < services.size(); ++i) {
+      if (services[i].operations.empty()) continue;
+      for (std::size_t op = 0; op < services[i].operation_count(); ++op) {
+        if (in_degree[offset[i] + op] > 0) {
+          throw CheckUnsupported("a call cycle through operations of service \"" + services[i].name +
+                                 "\": drsim check cannot settle its operations' mix");
+        }
+      }
+    }
+  }
+  return shares;
+}
+
 }  // namespace
 
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
                           const std::vector<ClientPopulationConfig>& load, double utilization_target,
                           const std::vector<DatabaseConfig>& databases, bool scenario_has_kubernetes) {
+  refuse_unsupported(services);
   const Topology topo(topology);
   NPlusOneReport report;
   report.utilization_target = utilization_target;
   const TopologyState nominal = topo.nominal_state();
-  CaseShared shared(topo, load.size(), scenario_has_kubernetes);
+  CaseShared shared(topo, load.size(), scenario_has_kubernetes, operation_shares(services, load));
   report.cases.push_back(evaluate("steady", topo, nominal, services, load, databases, utilization_target, shared));
   for (ZoneIndex z = 0; z < topo.zone_count(); ++z) {
     TopologyState state = nominal;

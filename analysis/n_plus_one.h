@@ -16,6 +16,15 @@
 //   consecutive parallel calls form one group), each routed by the callee's
 //   balancer from the caller's zone (analysis/zone_routing.h); the traffic
 //   equations of this network give every station's arrival rate.
+// * Operations (ServiceConfig::operations): a station serves its service's
+//   mix, the populations' weights carried down every operation's calls
+//   (operation_shares, the same in every case and zone). Its mean service
+//   time is the mixture's; each operation's calls are made on its share (a
+//   sequential call's count scaled, a parallel group weighted), and a call
+//   to one operation pays that operation's own service time (Call::
+//   callee_time_delta) but the callee's mixture of call times. An event-loop
+//   service (ServiceConfig::server) is a station whose threads the calls do
+//   not hold; its in-flight limit is checked by Little's law on the solution.
 // * A worker is held while its request's calls are out: its holding time is
 //   the service time plus the calls' time (the mean network delay both ways,
 //   analysis/expected_network_delay.h, plus the callee's response). The
@@ -79,6 +88,7 @@
 // after a failover once the pools have reconnected to the promoted replica
 // (tests/analysis/n_plus_one_agreement_test.cc, docs/validation.md).
 #include <cstdint>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -239,6 +249,13 @@ Rate peak_rate(const RateProfileConfig& profile);
 // std::invalid_argument for an unknown one). `scenario_has_kubernetes`
 // settles each service's discovery auto (ServiceConfig::discovery_path): a
 // service behind a cloud load balancer is served by regional balancers.
+// A scenario drsim check cannot answer in closed form yet (operations, parallel calls made with a probability
+// below 1): n_plus_one throws it with what and why, rather than answer wrongly.
+class CheckUnsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 NPlusOneReport n_plus_one(const TopologyConfig& topology, const std::vector<ServiceConfig>& services,
                           const std::vector<ClientPopulationConfig>& load, double utilization_target = 0.8,
                           const std::vector<DatabaseConfig>& databases = {}, bool scenario_has_kubernetes = false);

@@ -61,9 +61,14 @@ int describe_command(const Arguments& args, const Console& console) {
 int check_command(const Arguments& args, const Console& console) {
   const Scenario scenario = load_scenario_file(args.file, args.overrides);
   const DeploymentConfig& deployment = scenario.spec.topology.config;
-  const NPlusOneReport report =
-      n_plus_one(deployment, deployment.services, scenario.spec.load, args.utilization_target, deployment.databases,
-                 scenario.spec.kubernetes.has_value());
+  NPlusOneReport report;
+  try {
+    report = n_plus_one(deployment, deployment.services, scenario.spec.load, args.utilization_target,
+                        deployment.databases, scenario.spec.kubernetes.has_value());
+  } catch (const CheckUnsupported& e) {
+    std::fprintf(console.err, "drsim: check: %s: %s\n", args.file.c_str(), e.what());
+    return kExitBadInput;
+  }
   std::fputs((args.json ? format_report_json(report) : format_report(report)).c_str(), console.out);
   return args.fail_on_overload && report.any_overloaded() ? kExitOverloaded : kExitOk;
 }

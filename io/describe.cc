@@ -2,6 +2,7 @@
 // what runs where, and when each timeline step starts and ends in absolute
 // simulated time.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "io/action_parameters.h"
@@ -217,10 +218,17 @@ std::string describe(const Scenario& scenario) {
   for (const ServiceConfig& sv : topology.services) {
     std::size_t pods = 0;
     for (const ReplicasConfig& r : sv.replicas) pods += r.replicas;
-    out += "  service " + sv.name + ": " + plural(pods, "pod") + " in " + plural(sv.replicas.size(), "zone") +
-           ", concurrency " + std::to_string(sv.concurrency) + ", queueLimit " +
-           (sv.queue_limit ? std::to_string(*sv.queue_limit) : std::string("unbounded")) + ", serviceTime " +
-           fields_line(sv.service_time) + "\n";
+    const std::string server = sv.event_loop() ? ", event loop of " + plural(sv.concurrency, "thread") +
+                                                     ", maxInFlight " + std::to_string(*sv.max_in_flight)
+                                               : ", concurrency " + std::to_string(sv.concurrency);
+    out += "  service " + sv.name + ": " + plural(pods, "pod") + " in " + plural(sv.replicas.size(), "zone") + server +
+           ", queueLimit " + (sv.queue_limit ? std::to_string(*sv.queue_limit) : std::string("unbounded")) +
+           ", serviceTime " + fields_line(sv.service_time) + "\n";
+    if (!sv.operations.empty()) {
+      std::vector<std::string> names;
+      for (const OperationConfig& op : sv.operations) names.push_back(op.name);
+      out += "    operations: " + join(names, ", ") + "\n";
+    }
   }
   if (!spec.load.empty()) {
     out += "\nLoad (" + plural(spec.load.size(), "population") + ", windows of " + format_duration(spec.metrics_window) +
@@ -229,6 +237,17 @@ std::string describe(const Scenario& scenario) {
       out += "  " + p.name + " -> " + p.service + (p.zone.empty() ? "" : " from " + p.zone) + ": " +
              fields_line(p.load) + ", " + p.arrivals + " arrivals, timeout " +
              (p.timeout ? format_duration(*p.timeout) : std::string("none")) + "\n";
+    if (!p.operations.empty()) {
+      double total = 0;
+      for (const OperationShareConfig& op : p.operations) total += op.weight;
+      std::vector<std::string> shares;
+      for (const OperationShareConfig& op : p.operations) {
+        char share[32];
+        std::snprintf(share, sizeof share, " %.1f%%", 100 * op.weight / total);
+        shares.push_back(op.name + share);
+      }
+      out += "    mix: " + join(shares, ", ") + "\n";
+    }
     }
   }
 

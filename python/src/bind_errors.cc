@@ -13,6 +13,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "analysis/n_plus_one.h"
 #include "io/scenario_error.h"
 #include "python/src/bindings.h"
 #include "sim/errors.h"
@@ -102,6 +103,8 @@ void bind_errors(py::module_& m) {
       set_python_error("HandlerError", PyExc_RuntimeError, e.what(), kwargs);
     } catch (const SimulationError& e) {
       set_python_error("SimulationError", PyExc_RuntimeError, e.what(), py::dict());
+    } catch (const CheckUnsupported& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());  // what drsim check cannot answer in closed form yet
     } catch (const std::system_error& e) {
       // A results directory that cannot be created, a file that cannot be
       // written: OSError, with the errno so that Python picks the subclass

@@ -674,3 +674,92 @@ TEST(NPlusOneDatabase, TextAndJsonForms) {
 
 }  // namespace
 }  // namespace drsim
+
+namespace drsim {
+namespace {
+
+TopologyConfig one_zone() {
+  TopologyConfig t;
+  t.regions = {RegionConfig{"r", {ZoneConfig{"a"}}, 1ms}};
+  return t;
+}
+
+TEST(NPlusOneServers, AnEventLoopHoldsNoThreadWhileItsCallsAreOut) {
+  // front's 2 threads compute 10 ms a request; its calls to back do not hold them: utilisation 30 x 10 ms / 2.
+  ServiceConfig front = service("front", {{"a", 1}}, 10ms, 2, {{"back", 2, false}});
+  front.server = "eventLoop";
+  front.max_in_flight = 100;
+  const NPlusOneReport report = n_plus_one(one_zone(), {front, service("back", {{"a", 1}}, 20ms, 2)}, {users(30)});
+  const FailureCase& steady = report.cases[0];
+  EXPECT_NEAR(row(steady, "front", "a").utilization, 30 * 0.010 / 2, 1e-9);
+  EXPECT_NEAR(to_seconds(*row(steady, "front", "a").mean_holding), 0.010, 1e-9);
+  // The response still waits for the calls: M/M/2's own response plus two of back's.
+  const auto own = mmc_metrics(Rate{30}, 10ms, 2);
+  const auto back = mmc_metrics(Rate{60}, 20ms, 2);
+  const double expected = to_seconds(own->mean_response) + 2 * back->mean_in_system / 60;
+  EXPECT_NEAR(to_seconds(*row(steady, "front", "a").mean_response), expected, 1e-8);
+  EXPECT_TRUE(steady.notes.empty());
+}
+
+TEST(NPlusOneServers, AnEventLoopOverItsInFlightLimitIsNoted) {
+  // 30 requests a second held about 50 ms each: 1.5 in flight, above a limit of 1.
+  ServiceConfig front = service("front", {{"a", 1}}, 10ms, 2, {{"back", 1, false}});
+  front.server = "eventLoop";
+  front.max_in_flight = 1;
+  const NPlusOneReport report = n_plus_one(one_zone(), {front, service("back", {{"a", 1}}, 40ms, 8)}, {users(30)});
+  const FailureCase& steady = report.cases[0];
+  ASSERT_EQ(steady.notes.size(), 1u);
+  EXPECT_NE(steady.notes[0].find("front@a holds 1.5 requests in flight per pod on average, above its maxInFlight 1"),
+            std::string::npos)
+      << steady.notes[0];
+  EXPECT_TRUE(row(steady, "front", "a").overloaded);
+  EXPECT_TRUE(steady.overloaded);
+}
+
+TEST(NPlusOneServers, ACallMadeWithAProbabilityCountsItsShare) {
+  CallConfig call{"back", 2, false};
+  call.probability = Ratio{0.25};
+  const NPlusOneReport report =
+      n_plus_one(one_zone(), {service("front", {{"a", 1}}, 10ms, 8, {call}), service("back", {{"a", 1}}, 20ms, 2)},
+                 {users(40)});
+  EXPECT_NEAR(row(report.cases[0], "back", "a").rate_per_s, 40 * 2 * 0.25, 1e-9);
+}
+
+TEST(NPlusOneOperations, AStationServesItsOperationsMixAndCallsOnTheirShares) {
+  // 40 rps: 75% "browse" (front's own 10 ms, then back once), 25% "buy" (30 ms, then back.slow three times
+  // and back once in parallel with another back). back's default operation takes 20 ms, its "slow" 40 ms.
+  CallConfig slow{"back", 3, false};
+  slow.operation = "slow";
+  ServiceConfig front = service("front", {{"a", 1}}, 10ms, 8);
+  front.operations = {
+      OperationConfig{"browse", std::nullopt, std::vector<CallConfig>{CallConfig{"back", 1, false}}},
+      OperationConfig{"buy", ServiceTimeConfig{.kind = "exponential", .mean = 30ms},
+                      std::vector<CallConfig>{slow, CallConfig{"back", 1, true}, CallConfig{"back", 1, true}}}};
+  ServiceConfig back = service("back", {{"a", 2}}, 20ms, 16);
+  back.operations = {OperationConfig{"slow", ServiceTimeConfig{.kind = "exponential", .mean = 40ms}, std::nullopt}};
+  ClientPopulationConfig mix = users(40);
+  mix.operations = {OperationShareConfig{"browse", 3}, OperationShareConfig{"buy", 1}};
+  const NPlusOneReport report = n_plus_one(one_zone(), {front, back}, {mix});
+  const FailureCase& steady = report.cases[0];
+  ASSERT_TRUE(steady.error.empty()) << steady.error;
+  // back: browse 30 x 1 + buy 10 x (3 + 2) = 80 rps, of which 30 slow at 40 ms and 50 at 20 ms.
+  EXPECT_NEAR(row(steady, "back", "a").rate_per_s, 80, 1e-9);
+  EXPECT_NEAR(row(steady, "back", "a").utilization, (30 * 0.040 + 50 * 0.020) / 32, 1e-6);
+  // front's own work: 0.75 x 10 ms + 0.25 x 30 ms = 15 ms; its holding adds each operation's calls on its share.
+  const double r = to_seconds(*row(steady, "back", "a").mean_response);  // the mixture's response, per call
+  const double holding = to_seconds(*row(steady, "front", "a").mean_holding);
+  EXPECT_GT(holding, 0.015 + 0.75 * r);
+  EXPECT_NEAR(row(steady, "front", "a").utilization, 40 * holding / 8, 1e-9);
+  EXPECT_TRUE(steady.notes.empty());
+}
+
+TEST(NPlusOneServers, WhatTheCheckCannotAnswerYetIsRefusedNotGuessed) {
+  CallConfig maybe{"back", 1, true};
+  maybe.probability = Ratio{0.5};
+  EXPECT_THROW(n_plus_one(one_zone(), {service("front", {{"a", 1}}, 10ms, 4, {maybe}), service("back", {{"a", 1}}, 1ms)},
+                          {users(1)}),
+               CheckUnsupported);
+}
+
+}  // namespace
+}  // namespace drsim

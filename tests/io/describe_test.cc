@@ -97,3 +97,27 @@ TEST(Describe, GivesEachZoneLossItsDetectionChain) {
 
 }  // namespace
 }  // namespace drsim
+
+namespace drsim {
+namespace {
+
+TEST(DescribeWorkload, ListsServerModelsOperationsAndTheMix) {
+  const Scenario s = load_scenario_file("scenarios/online_boutique_zone_loss.yaml");
+  const std::string text = describe(s);
+  EXPECT_NE(text.find("  service frontend: 3 pods in 3 zones, event loop of 2 threads, maxInFlight 1000, queueLimit "
+                      "unbounded"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    operations: home, product, setCurrency, addToCart, viewCart, placeOrder\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  service email: 3 pods in 3 zones, concurrency 10, queueLimit unbounded"), std::string::npos)
+      << text;
+  // Weights 1, 2, 13, 3, 3, 1 of 23.
+  EXPECT_NE(text.find("    mix: home 4.3%, setCurrency 8.7%, product 56.5%, addToCart 13.0%, viewCart 13.0%, "
+                      "placeOrder 4.3%\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace drsim

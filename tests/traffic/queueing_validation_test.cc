@@ -213,6 +213,8 @@ TEST_P(MG1, MixedClassesMatchPollaczekKhinchine) {
     const auto& done = series(rec, "operation.succeeded", labels);
     const Estimate response = ratio_of_batches(batches_of_product(mean_s, done, window), batches(done, window));
     const double expected = wait + mean_service;
+    RecordProperty(std::string(name) + "_simulated_ms", std::to_string(response.mean * 1e3));
+    RecordProperty(std::string(name) + "_formula_ms", std::to_string(expected * 1e3));
     EXPECT_NEAR(response.mean, expected, 0.02 * expected) << name;
     EXPECT_NEAR(response.mean, expected, response.half_width) << name;
     EXPECT_LT(response.half_width / expected, 0.03) << name << ": run too short to be a tight check";
@@ -263,6 +265,8 @@ spec:
   const Estimate blocking = ratio_of_batches(batches(series(rec, "service.rejected", zone), 100s),
                                              batches(series(rec, "service.arrivals", zone), 100s));
   const double expected = erlang_b(10, 8.0 * 1.000001);  // 12.2%
+  RecordProperty("simulated", std::to_string(blocking.mean));
+  RecordProperty("formula", std::to_string(expected));
   EXPECT_NEAR(blocking.mean, expected, blocking.half_width);
   EXPECT_LT(blocking.half_width, 0.02);
 }
@@ -324,6 +328,8 @@ spec:
                                             series(rec, "operation.succeeded", labels), window),
                          batches(series(rec, "operation.succeeded", labels), window));
     const double expected = r_front + visits * r_back;
+    RecordProperty(std::string(name) + "_simulated_ms", std::to_string(response.mean * 1e3));
+    RecordProperty(std::string(name) + "_formula_ms", std::to_string(expected * 1e3));
     EXPECT_NEAR(response.mean, expected, 0.02 * expected) << name;
     EXPECT_NEAR(response.mean, expected, response.half_width) << name;
     EXPECT_LT(response.half_width / expected, 0.03) << name << ": run too short to be a tight check";
