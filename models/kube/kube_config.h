@@ -208,10 +208,10 @@ struct HpaMatchLabelsConfig {
   static constexpr std::string_view kTypeName = "HpaMatchLabels";
   static constexpr auto fields() {
     return std::tuple{
-        field("topic", &HpaMatchLabelsConfig::topic, "kafka_consumer_lag: the topic (spec.topics)."),
+        field("topic", &HpaMatchLabelsConfig::topic, "kafka_consumer_lag: the topic (spec.topology.topics)."),
         field("group", &HpaMatchLabelsConfig::group, "kafka_consumer_lag: the consumer group of that topic."),
         field("population", &HpaMatchLabelsConfig::population,
-              "population_offered_rate: the client population (spec.populations)."),
+              "population_offered_rate: the client population (of spec.load)."),
     };
   }
 };
