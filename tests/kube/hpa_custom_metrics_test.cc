@@ -131,6 +131,36 @@ TEST(HpaCustomMetrics, RequestsPerSecondPerPodScalesUpAtTheFirstSyncAfterAWholeW
   EXPECT_EQ(range(desired, 135s, 600s).min, 8);
 }
 
+TEST(HpaCustomMetrics, ObjectAndExternalMetricsSeeTheStepAtTheSameSync) {
+  // The same step, read as the service's total (Object, Value 400: 800
+  // against 400 over 4 ready pods asks for 8) and as the population's
+  // offered rate per pod (External, AverageValue 100: 800 / 4 against 100
+  // asks for 8). Both are rates over the adapter's scrapes: 135 s again.
+  const std::string load =
+      "{kind: stages, stages: [{duration: 2m, target: 200rps}, {duration: 0s, target: 800rps}, {duration: 8m, "
+      "target: 800rps}]}";
+  const std::string object = R"(          - type: Object
+            object:
+              describedObject: {kind: Service, name: api}
+              metric: {name: requests_per_second}
+              target: {type: Value, value: "400"}
+)";
+  const std::string external = R"(          - type: External
+            external:
+              metric: {name: population_offered_rate, selector: {matchLabels: {population: users}}}
+              target: {type: AverageValue, averageValue: "100"}
+)";
+  for (const std::string& metric : {object, external}) {
+    std::string text = scenario(2, load, metric);
+    text.replace(text.find("minReplicas: 2"), 14, "minReplicas: 4");
+    const RunResult run = run_text(text);
+    const Recorder& rec = run.simulation->recorder();
+    ASSERT_TRUE(event_time(rec, "hpa.rescale")) << metric;
+    EXPECT_DOUBLE_EQ(*event_time(rec, "hpa.rescale"), 135.0) << metric;
+    EXPECT_EQ(event_detail(rec, "hpa.rescale").rfind("api: 4 -> 8 (", 0), 0u) << event_detail(rec, "hpa.rescale");
+  }
+}
+
 TEST(HpaCustomMetrics, AnUnavailableMetricHoldsTheScaleDownTheOtherAsksFor) {
   // 6 pods at 120 rps: 20 a pod against 100 and a few % of their CPU
   // against 50% both ask for 2 (minReplicas). The legacy path keeps the
