@@ -47,7 +47,7 @@ void build_topics(const ScenarioSpec& spec, Simulation& sim, ActionContext& mode
     KafkaTopic& topic = sim.add<KafkaTopic>(config, *models.domains, spec.metrics_window);
     models.topics.push_back(&topic);
     for (const ConsumerGroupConfig& group : config.consumer_groups) {
-      sim.add<KafkaConsumerGroup>(group, topic, *models.domains, spec.metrics_window);
+      models.consumer_groups.push_back(&sim.add<KafkaConsumerGroup>(group, topic, *models.domains, spec.metrics_window));
     }
   }
   connect_service_producers(models.topics, models.services, models.domains->topology());

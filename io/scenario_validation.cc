@@ -576,6 +576,30 @@ std::vector<Diagnostic> check_services_and_load(const ScenarioSpec& spec, const 
     for (std::size_t j = 0; j < policy_zones.size(); ++j)
       zones.check_reference(policy_zones[j], indexed(p + ".policy.zones", j), out);
   }
+  // The HPAs' custom and external metrics name what the metrics adapter scrapes.
+  if (kube.metrics_adapter.zone) zones.check_reference(*kube.metrics_adapter.zone, "spec.kubernetes.metricsAdapter.zone", out);
+  for (std::size_t i = 0; i < kube.hpas.size(); ++i) {
+    for (std::size_t m = 0; m < kube.hpas[i].metrics.size(); ++m) {
+      const HpaMetricConfig& metric = kube.hpas[i].metrics[m];
+      const std::string p = indexed(indexed("spec.kubernetes.hpas", i) + ".metrics", m);
+      if (metric.type == "Object" && metric.object) {
+        services.check_reference(metric.object->described_object.name, p + ".object.describedObject.name", out);
+      }
+      if (metric.type != "External" || !metric.external || !metric.external->metric.selector) continue;
+      const HpaMatchLabelsConfig& labels = metric.external->metric.selector->match_labels;
+      const std::string lp = p + ".external.metric.selector.matchLabels";
+      if (labels.population) populations.check_reference(*labels.population, lp + ".population", out);
+      if (!labels.topic) continue;
+      topics.check_reference(*labels.topic, lp + ".topic", out);
+      for (const TopicConfig& t : spec.topology.config.topics) {
+        if (t.name != *labels.topic || !labels.group) continue;
+        const bool found = std::any_of(t.consumer_groups.begin(), t.consumer_groups.end(),
+                                       [&](const ConsumerGroupConfig& g) { return g.name == *labels.group; });
+        if (!found) out.push_back(where.at(lp + ".group", "topic " + quote(t.name) + " has no consumer group " +
+                                                              quote(*labels.group)));
+      }
+    }
+  }
   return out;
 }
 

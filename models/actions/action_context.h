@@ -19,6 +19,7 @@ class Database;
 class FailureDomains;
 class FlowTraffic;
 class FlowTransfers;
+class KafkaConsumerGroup;
 class KafkaTopic;
 class KubeControlPlane;
 class RaftGroup;
@@ -36,6 +37,7 @@ struct ActionContext {
   std::vector<Database*> databases;
   std::vector<RaftGroup*> consensus_groups;
   std::vector<KafkaTopic*> topics;
+  std::vector<KafkaConsumerGroup*> consumer_groups;  // in the order of the topics and their groups
   std::vector<CdnEdges*> cdns;
   KubeControlPlane* control_plane = nullptr;
   // By population name: the store of routing.rulesStore, the scheduler of routing.scheduler.

@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "models/kube/eviction_placement.h"
+#include "models/data/kafka_consumer_group.h"
 #include "models/kube/kube_event_kinds.h"
+#include "models/traffic/client_population.h"
 #include "sim/errors.h"
 #include "sim/quote.h"
 #include "sim/simulation.h"
@@ -22,7 +24,7 @@ ServiceTimeDistribution startup_of(const KubeDeploymentConfig& d) {
 }  // namespace
 
 KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* domains, std::vector<Service*> services,
-                                   Duration metrics_window)
+                                   Duration metrics_window, KubeMetricSources sources)
     : Component("kubernetes"),
       config_(std::move(config)),
       domains_(domains),
@@ -85,6 +87,53 @@ KubeControlPlane::KubeControlPlane(KubernetesConfig config, FailureDomains* doma
     if (!managed) unmanaged_.push_back(s);
   }
   unmanaged_waiting_.assign(unmanaged_.size(), 0);
+  // The metrics adapter's series: those the HPAs' metrics name, and only those.
+  for (const HpaConfig& hc : config_.hpas) {
+    for (const HpaMetricConfig& m : hc.metrics) {
+      if (m.type == "Resource") continue;
+      adapter_needed_ = true;
+      if (m.type == "Object" && m.object) {
+        const std::string& name = m.object->described_object.name;
+        const auto s = std::find_if(services_.begin(), services_.end(),
+                                    [&](Service* x) { return x->config().name == name; });
+        if (s == services_.end()) {
+          throw SimulationError("kubernetes: HPA " + quote(hc.name) + " has an Object metric of service " + quote(name) +
+                                ", which the scenario does not have");
+        }
+        const bool seen = std::any_of(service_series_.begin(), service_series_.end(),
+                                      [&](const ServiceSeries& x) { return x.service == *s; });
+        if (!seen) service_series_.push_back(ServiceSeries{.service = *s});
+      }
+      if (m.type != "External" || !m.external || !m.external->metric.selector) continue;
+      const HpaMatchLabelsConfig& labels = m.external->metric.selector->match_labels;
+      if (labels.population) {
+        const auto p = std::find_if(sources.populations.begin(), sources.populations.end(),
+                                    [&](ClientPopulation* x) { return x->config().name == *labels.population; });
+        if (p == sources.populations.end()) {
+          throw SimulationError("kubernetes: HPA " + quote(hc.name) + " reads population " +
+                                quote(*labels.population) + ", which the scenario does not have");
+        }
+        const bool seen = std::any_of(population_series_.begin(), population_series_.end(),
+                                      [&](const PopulationSeries& x) { return x.population == *p; });
+        if (!seen) population_series_.push_back(PopulationSeries{.population = *p});
+      }
+      if (labels.topic && labels.group) {
+        const auto g = std::find_if(sources.consumer_groups.begin(), sources.consumer_groups.end(),
+                                    [&](const KubeMetricSources::Group& x) {
+                                      return x.topic == *labels.topic && x.group->config().name == *labels.group;
+                                    });
+        if (g == sources.consumer_groups.end()) {
+          throw SimulationError("kubernetes: HPA " + quote(hc.name) + " reads the lag of group " +
+                                quote(*labels.group) + " of topic " + quote(*labels.topic) +
+                                ", which the scenario does not have");
+        }
+        const bool seen = std::any_of(group_series_.begin(), group_series_.end(), [&](const GroupSeries& x) {
+          return x.source.group == g->group;
+        });
+        if (!seen) group_series_.push_back(GroupSeries{.source = *g});
+      }
+    }
+  }
 }
 
 // ---- lookups -------------------------------------------------------------------
@@ -228,6 +277,7 @@ void KubeControlPlane::start() {
   if (domains_ != nullptr) on_topology_change();
   // metrics-server reads at once (a baseline) and every resolution after.
   schedule_at(now(), "kubernetes.scrape", [this] { scrape(); });
+  if (adapter_needed_) schedule_at(now(), "kubernetes.metrics_adapter", [this] { scrape_adapter(); });
   if (!hpas_.empty()) {
     schedule_after(config_.hpa_controller.sync_period, "kubernetes.hpa_sync", [this] { sync_hpas(); });
   }
@@ -819,6 +869,102 @@ void KubeControlPlane::scrape() {
   schedule_after(config_.metrics_server.resolution, "kubernetes.scrape", [this] { scrape(); });
 }
 
+void KubeControlPlane::scrape_adapter() {
+  const SimTime t = now();
+  adapter_up_ = !config_.metrics_adapter.zone || zone_up(*config_.metrics_adapter.zone);
+  if (!adapter_up_) {
+    // Prometheus is gone with its zone: what it scraped is gone too, and a
+    // rate needs two scrapes once it is back.
+    for (Pod& pod : pods_) pod.requests.lose();
+    for (ServiceSeries& s : service_series_) s.series.lose();
+    for (PopulationSeries& p : population_series_) p.offered.lose();
+    for (GroupSeries& g : group_series_) g.lag_milli.reset();
+  } else {
+    for (Deployment& d : deployments_) {
+      for (std::size_t p : d.pods) {
+        Pod& pod = pods_[p];
+        // A pod it cannot reach (not on a node, its zone down, its container crashed) has no fresh sample.
+        if (!pod.bound || !zone_up(d, pod.zone) || d.service->pod_crashed(pod.service_pod)) {
+          pod.requests.lose();
+          continue;
+        }
+        const std::size_t sp = pod.service_pod;
+        pod.requests.read(RequestCounters{d.service->pod_completed(sp), d.service->pod_response_ns(sp),
+                                          d.service->pod_queued(sp), d.service->pod_busy(sp)},
+                          t);
+      }
+    }
+    for (ServiceSeries& s : service_series_) {
+      // The service's series summed over its pods (a pod of a dead zone adds nothing new).
+      RequestCounters sum;
+      for (std::size_t sp = 0; sp < s.service->pod_total(); ++sp) {
+        sum.completed += s.service->pod_completed(sp);
+        sum.response_ns += s.service->pod_response_ns(sp);
+        if (!s.service->pod_present(sp)) continue;
+        sum.queued += s.service->pod_queued(sp);
+        sum.busy += s.service->pod_busy(sp);
+      }
+      s.series.read(sum, t);
+    }
+    for (PopulationSeries& p : population_series_) p.offered.read(p.population->offered(), t);
+    for (GroupSeries& g : group_series_) {
+      g.lag_milli = static_cast<std::int64_t>(g.source.group->lag_messages()) * 1000;
+      g.read_at = t;
+    }
+  }
+  schedule_after(config_.metrics_adapter.interval, "kubernetes.metrics_adapter", [this] { scrape_adapter(); });
+}
+
+HpaMetricReading KubeControlPlane::adapter_reading(const HpaMetricConfig& metric, const Deployment& d,
+                                                   std::optional<std::uint32_t> excluded_zone) const {
+  // The API call fails at once while the adapter's zone is down; what it had scraped is dropped at its next scrape.
+  if (!adapter_up_ || (config_.metrics_adapter.zone && !zone_up(*config_.metrics_adapter.zone))) {
+    return HpaMetricReading::failure("the metrics adapter is down with zone " + *config_.metrics_adapter.zone);
+  }
+  HpaMetricReading r;
+  if (metric.type == "Pods" && metric.pods) {
+    const std::optional<RequestMetric> m = request_metric(metric.pods->metric.name);
+    for (std::size_t p : d.pods) {
+      const Pod& pod = pods_[p];
+      if (!m || (excluded_zone && pod.zone == *excluded_zone)) continue;
+      if (const auto v = pod.requests.value_milli(*m)) {
+        r.pods.push_back(PodMetric{.pod = pod.name,
+                                   .value_milli = *v,
+                                   .timestamp = pod.requests.timestamp(),
+                                   .window = pod.requests.window()});
+      }
+    }
+    if (r.pods.empty()) r.error = "unable to get metric " + metric.pods->metric.name + ": no pod has a value yet";
+  } else if (metric.type == "Object" && metric.object) {
+    const std::optional<RequestMetric> m = request_metric(metric.object->metric.name);
+    for (const ServiceSeries& s : service_series_) {
+      if (s.service->config().name != metric.object->described_object.name || !m) continue;
+      r.value_milli = s.series.value_milli(*m);
+      r.timestamp = s.series.timestamp();
+    }
+    if (!r.value_milli) r.error = "unable to get metric " + metric.object->metric.name + ": no value yet";
+  } else if (metric.type == "External" && metric.external && metric.external->metric.selector) {
+    const HpaMatchLabelsConfig& labels = metric.external->metric.selector->match_labels;
+    for (const PopulationSeries& p : population_series_) {
+      if (!labels.population || p.population->config().name != *labels.population) continue;
+      if (const auto v = p.offered.value_milli()) r.values_milli.push_back(*v);
+      r.timestamp = p.offered.timestamp();
+    }
+    for (const GroupSeries& g : group_series_) {
+      if (!labels.topic || !labels.group || g.source.topic != *labels.topic ||
+          g.source.group->config().name != *labels.group || !g.lag_milli) {
+        continue;
+      }
+      r.values_milli.push_back(*g.lag_milli);
+      r.timestamp = g.read_at;
+    }
+    if (r.values_milli.empty()) r.error = "unable to get external metric " + metric.external->metric.name + ": no value yet";
+  } else {
+    r.error = "the metrics adapter does not serve this " + metric.type + " metric";
+  }
+  return r;
+}
+
 HpaSyncInput KubeControlPlane::hpa_input(const Deployment& d, std::optional<std::uint32_t> excluded_zone) const {
   HpaSyncInput in;
   in.now = now();
@@ -837,6 +983,10 @@ HpaSyncInput KubeControlPlane::hpa_input(const Deployment& d, std::optional<std:
         ContainerSpec{.name = "main", .requests = ResourceRequests{d.cpu_request_milli, d.config.memory.bytes * 1000}});
     in.pods.push_back(std::move(info));
     if (pod.sample) in.cpu.push_back(*pod.sample);
+  }
+  const Hpa& h = hpas_[*d.hpa];
+  for (const HpaMetricConfig& m : h.controller.config().metrics) {
+    in.readings.push_back(m.type == "Resource" ? HpaMetricReading{} : adapter_reading(m, d, excluded_zone));
   }
   return in;
 }

@@ -26,6 +26,13 @@
 //   metrics-server            each running pod's cumulative CPU read every
 //                             resolution; the rate between two readings is
 //                             its sample; a failed zone's pods have none
+//   metrics adapter           Prometheus and prometheus-adapter: every
+//                             interval, the pods' request counters, the
+//                             services' totals, Kafka consumer lag and the
+//                             populations' offered requests
+//                             (metrics_adapter.h), for the HPAs' Pods,
+//                             Object and External metrics; nothing while its
+//                             zone is down
 //   HPA controller            every sync period (hpa_controller.h)
 //   cluster autoscaler        nodes added for pods pending for lack of room,
 //                             after a provisioning delay, up to the stock
@@ -52,6 +59,7 @@
 
 #include "models/kube/hpa_controller.h"
 #include "models/kube/kube_config.h"
+#include "models/kube/metrics_adapter.h"
 #include "models/kube/node_placement.h"
 #include "models/load/service_time.h"
 #include "models/metrics/windowed_metrics.h"
@@ -61,12 +69,27 @@
 
 namespace drsim {
 
+class ClientPopulation;
+class KafkaConsumerGroup;
+
+// What the metrics adapter can scrape besides the services: the sources of
+// the HPAs' External metrics.
+struct KubeMetricSources {
+  std::vector<ClientPopulation*> populations;
+  struct Group {
+    std::string topic;
+    KafkaConsumerGroup* group = nullptr;
+  };
+  std::vector<Group> consumer_groups;
+};
+
 class KubeControlPlane : public Component {
  public:
   // Every deployment's service must be among services; domains may be null
-  // (no zone ever fails).
+  // (no zone ever fails). The HPAs' Object and External metrics must name
+  // services, populations and consumer groups given here.
   KubeControlPlane(KubernetesConfig config, FailureDomains* domains, std::vector<Service*> services,
-                   Duration metrics_window = std::chrono::seconds(1));
+                   Duration metrics_window = std::chrono::seconds(1), KubeMetricSources sources = {});
 
   // ---- operator actions (each has an undo) ----
   // HPA compensation: the HPA of the service's deployment computes from the
@@ -125,6 +148,8 @@ class KubeControlPlane : public Component {
     double cpu_read = 0;
     std::optional<SimTime> read_at;
     std::optional<PodMetric> sample;
+    // The metrics adapter's series of the pod's request counters.
+    RequestSeries requests;
   };
   struct ZoneGauges {
     GaugeId target, ready;
@@ -222,6 +247,10 @@ class KubeControlPlane : public Component {
   void zone_back(ZoneIndex zone);
 
   void scrape();
+  // The metrics adapter's scrape, and the reading of one HPA metric from it.
+  void scrape_adapter();
+  HpaMetricReading adapter_reading(const HpaMetricConfig& metric, const Deployment& d,
+                                   std::optional<std::uint32_t> excluded_zone) const;
   void sync_hpas();
   void autoscale_nodes();
   HpaSyncInput hpa_input(const Deployment& d, std::optional<std::uint32_t> excluded_zone) const;
@@ -245,6 +274,26 @@ class KubeControlPlane : public Component {
   std::vector<std::uint32_t> nodes_coming_;  // per node pool: ordered, not yet Ready
   std::optional<WindowedMetrics> metrics_;
   std::vector<std::pair<std::string, GaugeId>> node_gauges_;  // per zone with pools
+  // The metrics adapter: scheduled only when an HPA has a Pods, Object or
+  // External metric, so CPU-only clusters run as before.
+  bool adapter_needed_ = false;
+  bool adapter_up_ = true;
+  struct ServiceSeries {
+    Service* service = nullptr;
+    RequestSeries series;
+  };
+  struct PopulationSeries {
+    ClientPopulation* population = nullptr;
+    CounterRate offered;
+  };
+  struct GroupSeries {
+    KubeMetricSources::Group source;
+    std::optional<std::int64_t> lag_milli;
+    SimTime read_at{};
+  };
+  std::vector<ServiceSeries> service_series_;  // the services Object metrics describe
+  std::vector<PopulationSeries> population_series_;
+  std::vector<GroupSeries> group_series_;
 };
 
 }  // namespace drsim

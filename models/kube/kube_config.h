@@ -169,16 +169,168 @@ struct HpaResourceMetricConfig {
   }
 };
 
-// autoscaling/v2 MetricSpec; drsim measures the Resource cpu metric.
+// autoscaling/v2 MetricTarget for the Pods, Object and External metrics: a
+// plain Kubernetes quantity ("100", "500m", "2k"), kept as its text so that
+// it reads as in a manifest, and checked with parse_kube_quantity
+// (kube_quantity.h) when the scenario is validated.
+struct HpaQuantityTargetConfig {
+  std::string type = "AverageValue";  // Value | AverageValue
+  std::optional<std::string> value;
+  std::optional<std::string> average_value;
+
+  // The target in milli-units (Quantity.MilliValue()) of whichever of value
+  // and averageValue the type names; the config must have validated.
+  std::int64_t milli() const;
+  bool average() const { return type == "AverageValue"; }
+  // Problems under "type", "value" and "averageValue"; Pods metrics take
+  // AverageValue only (as the API server's validation).
+  std::vector<ConfigProblem> check(bool average_only) const;
+
+  static constexpr std::string_view kTypeName = "HpaQuantityTarget";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("type", &HpaQuantityTargetConfig::type,
+              "Value (the metric's value as a whole) or AverageValue (the value divided by the pods)."),
+        field("value", &HpaQuantityTargetConfig::value, "type Value: the target, a quantity (\"100\", \"500m\")."),
+        field("averageValue", &HpaQuantityTargetConfig::average_value,
+              "type AverageValue: the target per pod, a quantity (\"100\", \"500m\")."),
+    };
+  }
+};
+
+// LabelSelector.matchLabels, with the labels drsim's metric sources carry
+// (docs/kubernetes.md): an External metric's series is picked by them.
+struct HpaMatchLabelsConfig {
+  std::optional<std::string> topic;
+  std::optional<std::string> group;
+  std::optional<std::string> population;
+
+  static constexpr std::string_view kTypeName = "HpaMatchLabels";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("topic", &HpaMatchLabelsConfig::topic, "kafka_consumer_lag: the topic (spec.topology.topics)."),
+        field("group", &HpaMatchLabelsConfig::group, "kafka_consumer_lag: the consumer group of that topic."),
+        field("population", &HpaMatchLabelsConfig::population,
+              "population_offered_rate: the client population (of spec.load)."),
+    };
+  }
+};
+
+struct HpaLabelSelectorConfig {
+  HpaMatchLabelsConfig match_labels;
+
+  static constexpr std::string_view kTypeName = "HpaLabelSelector";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("matchLabels", &HpaLabelSelectorConfig::match_labels, "The labels the series must carry."),
+    };
+  }
+};
+
+// autoscaling/v2 MetricIdentifier.
+struct HpaMetricIdentifierConfig {
+  std::string name;
+  std::optional<HpaLabelSelectorConfig> selector;
+
+  static constexpr std::string_view kTypeName = "HpaMetricIdentifier";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &HpaMetricIdentifierConfig::name,
+              "The metric's name, one of those drsim's metrics adapter serves (docs/kubernetes.md).", kRequired),
+        field("selector", &HpaMetricIdentifierConfig::selector, "External metrics: which series."),
+    };
+  }
+};
+
+// autoscaling/v2 PodsMetricSource: a value per pod, averaged over the pods.
+struct HpaPodsMetricConfig {
+  HpaMetricIdentifierConfig metric;
+  HpaQuantityTargetConfig target;
+
+  std::vector<ConfigProblem> validate() const;
+  static constexpr std::string_view kTypeName = "HpaPodsMetric";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("metric", &HpaPodsMetricConfig::metric,
+              "requests_per_second, queue_length, in_flight or latency (docs/kubernetes.md).", kRequired),
+        field("target", &HpaPodsMetricConfig::target, "type AverageValue: the target per pod.", kRequired),
+    };
+  }
+};
+
+// autoscaling/v2 CrossVersionObjectReference: the object an Object metric
+// describes. drsim's adapter describes services.
+struct HpaObjectReferenceConfig {
+  std::string kind = "Service";
+  std::string name;
+  std::string api_version = "v1";
+
+  static constexpr std::string_view kTypeName = "HpaObjectReference";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("kind", &HpaObjectReferenceConfig::kind, "Service (the kind drsim's adapter describes)."),
+        field("name", &HpaObjectReferenceConfig::name, "The service, any of the scenario's.", kRequired),
+        field("apiVersion", &HpaObjectReferenceConfig::api_version, "v1."),
+    };
+  }
+};
+
+// autoscaling/v2 ObjectMetricSource: one value that describes an object.
+struct HpaObjectMetricConfig {
+  HpaObjectReferenceConfig described_object;
+  HpaMetricIdentifierConfig metric;
+  HpaQuantityTargetConfig target;
+
+  std::vector<ConfigProblem> validate() const;
+  static constexpr std::string_view kTypeName = "HpaObjectMetric";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("describedObject", &HpaObjectMetricConfig::described_object, "The service the metric describes.",
+              kRequired),
+        field("metric", &HpaObjectMetricConfig::metric,
+              "requests_per_second, queue_length, in_flight or latency of the whole service.", kRequired),
+        field("target", &HpaObjectMetricConfig::target,
+              "Value (for the service's value) or AverageValue (for it divided by the target's pods).", kRequired),
+    };
+  }
+};
+
+// autoscaling/v2 ExternalMetricSource: a value from outside the cluster.
+struct HpaExternalMetricConfig {
+  HpaMetricIdentifierConfig metric;
+  HpaQuantityTargetConfig target;
+
+  std::vector<ConfigProblem> validate() const;
+  static constexpr std::string_view kTypeName = "HpaExternalMetric";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("metric", &HpaExternalMetricConfig::metric,
+              "kafka_consumer_lag (selector topic and group) or population_offered_rate (selector population).",
+              kRequired),
+        field("target", &HpaExternalMetricConfig::target,
+              "Value (for the value) or AverageValue (for it divided by the target's pods).", kRequired),
+    };
+  }
+};
+
+// autoscaling/v2 MetricSpec: the block named by the type is the one read.
 struct HpaMetricConfig {
   std::string type = "Resource";
-  HpaResourceMetricConfig resource;
+  std::optional<HpaResourceMetricConfig> resource;
+  std::optional<HpaPodsMetricConfig> pods;
+  std::optional<HpaObjectMetricConfig> object;
+  std::optional<HpaExternalMetricConfig> external;
 
   static constexpr std::string_view kTypeName = "HpaMetric";
   static constexpr auto fields() {
     return std::tuple{
-        field("type", &HpaMetricConfig::type, "Resource (the one type drsim measures)."),
-        field("resource", &HpaMetricConfig::resource, "The resource metric and its target.", kRequired),
+        field("type", &HpaMetricConfig::type,
+              "Resource (pod CPU through metrics-server), Pods, Object or External (through the metrics "
+              "adapter: metricsAdapter)."),
+        field("resource", &HpaMetricConfig::resource, "type Resource: the resource metric and its target."),
+        field("pods", &HpaMetricConfig::pods, "type Pods: a per-pod metric and its target per pod."),
+        field("object", &HpaMetricConfig::object, "type Object: a metric of a service and its target."),
+        field("external", &HpaMetricConfig::external, "type External: a metric from outside and its target."),
     };
   }
 };
@@ -242,6 +394,30 @@ struct MetricsServerConfig {
     return std::tuple{
         field("resolution", &MetricsServerConfig::resolution,
               "Scrape interval; a sample's window is the time between two scrapes.", kPositive),
+    };
+  }
+};
+
+// The custom and external metrics pipeline (Prometheus and its adapter):
+// every `interval` it scrapes each pod's request counters, the services'
+// totals, the Kafka consumer groups' lag and the populations' offered
+// requests; a rate is the difference between its last two scrapes. The HPA
+// reads its last answer, so a custom metric is up to `interval` old on top
+// of the rate's own window. It runs in `zone`: while that zone is down,
+// every Pods, Object and External metric is unavailable.
+struct MetricsAdapterConfig {
+  Duration interval = std::chrono::seconds(30);
+  std::optional<std::string> zone;
+
+  static constexpr std::string_view kTypeName = "MetricsAdapter";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("interval", &MetricsAdapterConfig::interval,
+              "Scrape interval (a common Prometheus scrape_interval); a rate's window is the time between two "
+              "scrapes.",
+              kPositive),
+        field("zone", &MetricsAdapterConfig::zone,
+              "The zone Prometheus and the adapter run in; absent: they never fail."),
     };
   }
 };
@@ -326,6 +502,7 @@ struct KubernetesConfig {
   std::vector<HpaConfig> hpas;
   HpaControllerConfig hpa_controller;
   MetricsServerConfig metrics_server;
+  MetricsAdapterConfig metrics_adapter;
   NodeLifecycleConfig node_lifecycle;
   KubeProxyConfig kube_proxy;
   ClusterAutoscalerConfig cluster_autoscaler;
@@ -339,6 +516,8 @@ struct KubernetesConfig {
         field("hpas", &KubernetesConfig::hpas, "HorizontalPodAutoscalers."),
         field("hpaController", &KubernetesConfig::hpa_controller, "The HPA controller's settings."),
         field("metricsServer", &KubernetesConfig::metrics_server, "How pod CPU is sampled."),
+        field("metricsAdapter", &KubernetesConfig::metrics_adapter,
+              "How the HPAs' Pods, Object and External metrics are scraped."),
         field("nodeLifecycle", &KubernetesConfig::node_lifecycle,
               "How a failed zone's nodes and pods are noticed and evicted."),
         field("kubeProxy", &KubernetesConfig::kube_proxy,

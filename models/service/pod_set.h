@@ -86,6 +86,11 @@ struct ServicePod {
   std::int64_t busy_ns_mark = 0, computing_ns_mark = 0, running_ns_mark = 0, serving_ns_mark = 0;
   bool present_at_mark = false;
   bool has_series = false;
+  // Requests this pod finished, and the sum of their response times (wait +
+  // service) in ns, since it was added: the counters an app exports for a
+  // metrics pipeline to scrape (kube's metrics adapter takes differences).
+  std::uint64_t completed = 0;
+  std::int64_t response_ns = 0;
   SeriesId utilization_series, cpu_series;
 
   void accrue(std::int64_t now_ns) {

@@ -653,6 +653,8 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   if (!event_loop_) --zone.busy;  // an event loop's thread was freed when the request's own work ended
   const SimTime t = now();
   meter_.completed(pod.zone, t, t - job.arrived);
+  ++pod.completed;
+  pod.response_ns += to_ns(t - job.arrived);
   // Queued jobs whose callers have given up are answered, not run, when deadlines are honoured. They are
   // answered once the pod's state is settled: an answer may bring new work here.
   std::vector<Job> expired;

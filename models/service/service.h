@@ -208,6 +208,14 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   PodUsage pod_usage(std::size_t pod) const;
   // CPU time the pod has used up to now, in core-seconds (see CpuConfig).
   double pod_cpu_core_seconds(std::size_t pod) const;
+  // A pod's request counters, as its app exports them to a metrics pipeline
+  // (kube's metrics adapter): requests finished and the sum of their
+  // response times since it was added; requests waiting in its queue and
+  // worker slots busy (in service or waiting on calls) now.
+  std::uint64_t pod_completed(std::size_t pod) const { return pods_.pod(pod).completed; }
+  std::int64_t pod_response_ns(std::size_t pod) const { return pods_.pod(pod).response_ns; }
+  std::size_t pod_queued(std::size_t pod) const { return pods_.pod(pod).queue.size(); }
+  std::uint32_t pod_busy(std::size_t pod) const { return pods_.pod(pod).busy; }
   // Also write per-pod series (pod.utilization, pod.cpu_cores); call before
   // the run starts. Off by default: a series per pod per window adds up.
   void record_pod_series(bool on) { meter_.record_pod_series(on); }

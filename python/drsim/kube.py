@@ -85,6 +85,9 @@ __all__ = [
     "resolve_behavior",
     "normalize_desired_replicas",
     "reconcile_replicas",
+    "HpaCondition",
+    "HpaSync",
+    "HpaController",
     "zone_split",
     "candidate_policies",
     "policy_deviation",
@@ -755,6 +758,128 @@ def reconcile_replicas(
     )
     normalization = result.pop("normalization")
     return ReconcileDecision(**result, normalization=None if normalization is None else Normalization(**normalization))
+
+
+# ---- one HPA through its syncs: several metrics -------------------------------------
+
+
+class HpaCondition(NamedTuple):
+    """One of the HPA's status.conditions."""
+
+    type: str  #: AbleToScale, ScalingActive or ScalingLimited
+    status: bool
+    reason: str  #: upstream's reason: SucceededRescale, ValidMetricFound, FailedGetPodsMetric, ...
+
+
+@dataclasses.dataclass(frozen=True)
+class HpaSync:
+    """What one sync of an HPA decided."""
+
+    desired_replicas: int  #: status.desiredReplicas: the current count when not rescaling
+    rescale: bool
+    proposal: int  #: the metrics' largest proposal (the current count when the metrics are invalid)
+    message: str
+    conditions: list[HpaCondition]  #: status.conditions, in upstream's order
+    metric_proposals: list[int | None]  #: per metric: its proposal, None where it was invalid
+    invalid_reasons: list[str | None]  #: per metric: why it was invalid, None where it was valid
+    utilization: int | None  #: the first valid metric's CPU utilisation, if it is a cpu Utilization metric
+
+
+def _reading(reading: object, index: int) -> dict[str, Any] | None:
+    """A metric's answer: None (a Resource metric), an error text, or a dict."""
+    name = f"readings[{index}]"
+    if reading is None:
+        return None
+    if isinstance(reading, str):
+        return {"error": reading}
+    r = _mapping(reading, name)
+    unknown = set(r) - {"pods", "value", "values", "timestamp", "error"}
+    if unknown:
+        raise ValueError(f"{name} has unknown keys {sorted(unknown)}: pods, value, values, timestamp or error")
+    out: dict[str, Any] = {}
+    if r.get("error") is not None:
+        out["error"] = _str(r["error"], f"{name}.error")
+    if "pods" in r:
+        out["pods"] = _metrics(r["pods"])
+    if r.get("value") is not None:
+        out["value_milli"] = _milli(r["value"], f"{name}.value")
+    if "values" in r:
+        out["values_milli"] = [_milli(v, f"{name}.values[{i}]") for i, v in enumerate(_records(r["values"], name))]
+    if r.get("timestamp") is not None:
+        out["timestamp"] = _seconds(r["timestamp"], f"{name}.timestamp", negative_ok=True)
+    return out
+
+
+class HpaController:
+    """One HorizontalPodAutoscaler through its syncs, as the control plane runs
+    it (``models/kube/hpa_controller.h``): every metric proposes a count, the
+    largest wins, and when a metric is invalid the HPA scales up on the
+    others' word but never down (upstream computeReplicasForMetrics); then
+    the behavior or the legacy path normalises, with the HPA's own history.
+
+    ``hpa`` is the HPA in its scenario shape (``name``, ``target``,
+    ``minReplicas``, ``maxReplicas``, ``metrics`` as autoscaling/v2
+    MetricSpecs, ``behavior``)::
+
+        hpa = kube.HpaController({"name": "web", "target": "web", "minReplicas": 2, "maxReplicas": 6,
+            "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}},
+                {"type": "Pods", "pods": {"metric": {"name": "requests_per_second"},
+                    "target": {"type": "AverageValue", "averageValue": "100"}}}]})
+        r = hpa.sync(5, pods=pods, cpu={"web-0": 0.1, ...},
+                     readings=[None, "the metrics adapter is down"], now=3600)
+        r.desired_replicas, r.conditions    # 5: no scale-down while a metric is invalid
+
+    ``readings`` has one entry per metric: None for a Resource metric (it
+    reads ``cpu``), the text of an error for a metrics API that failed, or a
+    dict with ``pods`` (a Pods metric's samples, as ``cpu``), ``value`` (an
+    Object metric's), ``values`` (an External metric's series) and
+    ``timestamp``. A metric without an entry is an API that answered
+    nothing."""
+
+    def __init__(
+        self,
+        hpa: Mapping[str, Any],
+        *,
+        tolerance: float = _TOLERANCE,
+        cpu_initialization_period: DurationLike = _CPU_INITIALIZATION_PERIOD,
+        initial_readiness_delay: DurationLike = _INITIAL_READINESS_DELAY,
+        downscale_stabilization: DurationLike = _DOWNSCALE_STABILIZATION,
+    ) -> None:
+        self._core = _core.KubeHpaController(
+            _yaml_object(hpa, "hpa"),
+            _number(tolerance, "tolerance"),
+            _seconds(cpu_initialization_period, "cpu_initialization_period"),
+            _seconds(initial_readiness_delay, "initial_readiness_delay"),
+            _seconds(downscale_stabilization, "downscale_stabilization"),
+        )
+
+    def sync(
+        self,
+        current_replicas: int,
+        *,
+        pods: Iterable[Mapping[str, Any]] = (),
+        cpu: object = (),
+        readings: Iterable[object] = (),
+        now: DurationLike = 0.0,
+        status_replicas: int | None = None,
+    ) -> HpaSync:
+        """One reconcile: ``current_replicas`` is the target's spec.replicas,
+        ``pods`` the pods it lists, ``cpu`` the resource metrics API's
+        samples (cores), ``readings`` the custom and external metrics APIs'
+        answers, ``status_replicas`` the target's status.replicas (default:
+        the pods listed)."""
+        result = self._core.sync(
+            _int(current_replicas, "current_replicas"),
+            _pods(pods),
+            _metrics(cpu),
+            [_reading(r, i) for i, r in enumerate(_records(readings, "readings"))],
+            _seconds(now, "now", negative_ok=True),
+            None if status_replicas is None else _int(status_replicas, "status_replicas"),
+        )
+        result["conditions"] = [HpaCondition(*c) for c in result["conditions"]]
+        return HpaSync(**result)
 
 
 # ---- zone split and policy recommendation ------------------------------------------

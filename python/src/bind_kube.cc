@@ -29,6 +29,7 @@
 #include "sim/config_problem.h"
 #include "models/kube/hpa_behavior.h"
 #include "models/kube/hpa_behavior_config.h"
+#include "models/kube/hpa_controller.h"
 #include "models/kube/kube_quantity.h"
 #include "models/kube/kube_records.h"
 #include "models/kube/policy_recommendation.h"
@@ -533,8 +534,92 @@ void bind_zones(py::module_& m) {
 
 }  // namespace
 
+// ---- one HPA through its syncs (hpa_controller.h) ---------------------------------
+
+// An HPA in its YAML shape. The blocks present are checked as a scenario's
+// are; the type is not, so that an HPA of a type the controller does not
+// know can be synced (upstream's controller answers InvalidMetricSourceType).
+HpaConfig hpa_config_of(py::handle value) {
+  HpaConfig config = config_from_dict<HpaConfig>(value, "hpa");
+  for (std::size_t i = 0; i < config.metrics.size(); ++i) {
+    const HpaMetricConfig& m = config.metrics[i];
+    const std::string at = "hpa.metrics[" + std::to_string(i) + "]";
+    if (m.pods) raise_problems(m.pods->validate(), at + ".pods");
+    if (m.object) raise_problems(m.object->validate(), at + ".object");
+    if (m.external) raise_problems(m.external->validate(), at + ".external");
+  }
+  return config;
+}
+
+// One metric's answer: None for a Resource metric (it reads `cpu`), else a
+// dict of error, pods (samples), value_milli, values_milli and timestamp.
+HpaMetricReading reading_of(const py::handle& value, SimTime now) {
+  HpaMetricReading r;
+  r.timestamp = now;
+  if (value.is_none()) return r;
+  const auto d = py::reinterpret_borrow<py::dict>(value);
+  if (d.contains("error") && !d["error"].is_none()) r.error = d["error"].cast<std::string>();
+  if (d.contains("pods")) r.pods = metrics_of(d["pods"], now);
+  if (d.contains("value_milli") && !d["value_milli"].is_none()) r.value_milli = d["value_milli"].cast<std::int64_t>();
+  if (d.contains("values_milli")) r.values_milli = d["values_milli"].cast<std::vector<std::int64_t>>();
+  if (d.contains("timestamp") && !d["timestamp"].is_none()) r.timestamp = time_of(d["timestamp"].cast<double>(), "timestamp");
+  return r;
+}
+
+py::dict sync_dict(const HpaSyncResult& r) {
+  py::dict d;
+  d["desired_replicas"] = r.desired_replicas;
+  d["rescale"] = r.rescale;
+  d["proposal"] = r.proposal;
+  d["message"] = r.message;
+  py::list conditions;
+  for (const HpaCondition& c : r.conditions) conditions.append(py::make_tuple(c.type, c.status, c.reason));
+  d["conditions"] = conditions;
+  py::list proposals;
+  for (const auto& p : r.metric_proposals) proposals.append(p ? py::object(py::int_(*p)) : py::object(py::none()));
+  d["metric_proposals"] = proposals;
+  py::list reasons;
+  for (const std::string& reason : r.invalid_reasons) {
+    reasons.append(reason.empty() ? py::object(py::none()) : py::object(py::str(reason)));
+  }
+  d["invalid_reasons"] = reasons;
+  d["utilization"] = r.utilization ? py::object(py::int_(*r.utilization)) : py::object(py::none());
+  return d;
+}
+
+void bind_controller(py::module_& m) {
+  py::class_<HpaController>(m, "KubeHpaController", "One HPA through its syncs (models/kube/hpa_controller.h).")
+      .def(py::init([](const py::handle& hpa, double tolerance, double cpu_initialization_period,
+                       double initial_readiness_delay, double downscale_stabilization) {
+             HpaControllerConfig c;
+             c.tolerance = tolerance;
+             c.cpu_initialization_period = duration_of(cpu_initialization_period, "cpu_initialization_period");
+             c.initial_readiness_delay = duration_of(initial_readiness_delay, "initial_readiness_delay");
+             c.downscale_stabilization = duration_of(downscale_stabilization, "downscale_stabilization");
+             return HpaController(hpa_config_of(hpa), c);
+           }),
+           py::arg("hpa"), py::arg("tolerance"), py::arg("cpu_initialization_period"),
+           py::arg("initial_readiness_delay"), py::arg("downscale_stabilization"))
+      .def(
+          "sync",
+          [](HpaController& h, std::int32_t current, const py::list& pods, const py::list& cpu,
+             const py::list& readings, double now, const py::object& status_replicas) {
+            HpaSyncInput in;
+            in.now = time_of(now, "now");
+            in.current_replicas = current;
+            in.pods = pods_of(pods);
+            in.cpu = metrics_of(cpu, in.now);
+            for (const py::handle& r : readings) in.readings.push_back(reading_of(r, in.now));
+            if (!status_replicas.is_none()) in.status_replicas = status_replicas.cast<std::int32_t>();
+            return sync_dict(h.sync(in));
+          },
+          py::arg("current_replicas"), py::arg("pods"), py::arg("cpu"), py::arg("readings"), py::arg("now"),
+          py::arg("status_replicas"), "HpaController::sync: one reconcile of the HPA.");
+}
+
 void bind_kube(py::module_& m) {
   bind_records(m);
+  bind_controller(m);
   bind_history(m);
   bind_replica_calculation(m);
   bind_behavior(m);

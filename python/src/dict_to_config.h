@@ -17,6 +17,7 @@
 //     for times before the start of the run),
 //   MilliQuantity (a number in its natural unit or a Kubernetes quantity
 //     such as "500m"; kept in milli-units, rounded up),
+//   CpuQuantity (cores, or text such as "500m"),
 //   PodPhase and ConditionStatus (their names in any case; a condition also
 //     as a bool).
 #include <charconv>
@@ -95,6 +96,14 @@ T leaf_from_python(py::handle value, const std::string& path) {
       return Duration{duration_ns(value, "seconds, a timedelta or text such as \"30s\"")};
     } else if constexpr (std::is_same_v<T, MilliQuantity>) {
       return milli_quantity_from_python(value);
+    } else if constexpr (std::is_same_v<T, CpuQuantity>) {
+      // Cores, or text such as "500m" (an HPA's resource averageValue); read
+      // through the scenario's own parser, so a value finer than a
+      // millicore is refused here as in a file.
+      if (py::isinstance<py::str>(value)) return parse_cpu(utf8_of(value));
+      char buf[32];
+      const auto result = std::to_chars(buf, buf + sizeof buf, finite_float(value, "cores or text such as \"500m\""));
+      return parse_cpu(std::string_view(buf, static_cast<std::size_t>(result.ptr - buf)));
     } else if constexpr (std::is_same_v<T, PodPhase>) {
       if (!py::isinstance<py::str>(value)) throw ValueMismatch{"expected a phase as a str, got " + type_name(value)};
       return parse_pod_phase(utf8_of(value));

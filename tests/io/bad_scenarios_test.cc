@@ -233,6 +233,25 @@ const BadCase kBadCases[] = {
     {"kube_hpa_unknown_target",
      "tests/data/scenarios/bad/kube_hpa_unknown_target.yaml:24:17: spec.kubernetes.hpas[0].target: \"payment\" is "
      "not a deployment's service: an HPA scales a deployment of spec.kubernetes.deployments"},
+    {"kube_hpa_custom_metric",
+     "tests/data/scenarios/bad/kube_hpa_custom_metric.yaml:31:19: spec.kubernetes.hpas[0].metrics[1].pods: only for "
+     "type Pods (this metric is of type Object)\n"
+     "tests/data/scenarios/bad/kube_hpa_custom_metric.yaml:30:13: spec.kubernetes.hpas[0].metrics[1].object: type "
+     "Object needs it\n"
+     "tests/data/scenarios/bad/kube_hpa_custom_metric.yaml:29:35: spec.kubernetes.hpas[0].metrics[0].pods.metric.name: "
+     "expected requests_per_second, queue_length, in_flight or latency, got \"qps\"\n"
+     "tests/data/scenarios/bad/kube_hpa_custom_metric.yaml:29:84: "
+     "spec.kubernetes.hpas[0].metrics[0].pods.target.averageValue: expected a number or a Kubernetes quantity such as "
+     "\"500m\" or \"512Mi\", got \"10x\""},
+    {"kube_hpa_metric_references",
+     "tests/data/scenarios/bad/kube_hpa_metric_references.yaml:27:28: spec.kubernetes.metricsAdapter.zone: unknown "
+     "zone \"eu-west-1c\", did you mean \"eu-west-1a\"? (zones: eu-west-1a, eu-west-1b)\n"
+     "tests/data/scenarios/bad/kube_hpa_metric_references.yaml:35:54: "
+     "spec.kubernetes.hpas[0].metrics[0].object.describedObject.name: unknown service \"payment\", did you mean "
+     "\"payments\"? (services: payments)\n"
+     "tests/data/scenarios/bad/kube_hpa_metric_references.yaml:40:92: "
+     "spec.kubernetes.hpas[0].metrics[1].external.metric.selector.matchLabels.population: unknown population "
+     "\"shopper\", did you mean \"shoppers\"? (populations: shoppers)"},
     {"kube_compensate_without_hpa",
      "tests/data/scenarios/bad/kube_compensate_without_hpa.yaml:26:25: spec.timeline[0].target.service: "
      "hpa:compensate needs an HPA, and none of spec.kubernetes.hpas targets \"payments\" (for manual replicas use "

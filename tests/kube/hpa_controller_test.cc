@@ -25,7 +25,8 @@ HpaController controller(std::int32_t min_replicas, std::int32_t max_replicas) {
   config.min_replicas = min_replicas;
   config.max_replicas = max_replicas;
   HpaMetricConfig cpu;
-  cpu.resource.target.average_utilization = 50;
+  cpu.resource.emplace();
+  cpu.resource->target.average_utilization = 50;
   config.metrics.push_back(cpu);
   return HpaController(config, HpaControllerConfig{});
 }

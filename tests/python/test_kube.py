@@ -658,3 +658,102 @@ def test_recommend_policy_refuses_unknown_names(repo_root) -> None:
         scenario.recommend_policy("payments", "zone-a")
     with pytest.raises(TypeError, match="drsim.Scenario"):
         drsim.kube.recommend_policy("scenarios/appfabric_az_failure.yaml", "api", "zone-a")
+
+
+# ---- several metrics per HPA (tests/kube/hpa_multi_metric_test.cc) --------------------
+#
+# upstream horizontal_test.go's harness: pods of two containers requesting 500m
+# each, started long ago; the CPU samples are the reported levels (each
+# container half, in whole millicores); a Pods metric's samples are the levels
+# per pod, an External metric's values the levels. drsim's adapter names stand
+# in for upstream's "qps", which changes nothing in the arithmetic.
+
+CPU_50 = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}
+STATUS_OK = [
+    kube.HpaCondition("AbleToScale", True, "SucceededRescale"),
+    kube.HpaCondition("ScalingActive", True, "ValidMetricFound"),
+    kube.HpaCondition("ScalingLimited", False, "DesiredWithinRange"),
+]
+
+
+def multi_metric_hpa(min_replicas: int, max_replicas: int, metrics: list[dict[str, Any]]) -> kube.HpaController:
+    return kube.HpaController(
+        {"name": "test-hpa", "target": "test-rc", "minReplicas": min_replicas, "maxReplicas": max_replicas,
+         "metrics": metrics}
+    )
+
+
+def harness_sync(hpa: kube.HpaController, spec: int, levels: list[int], readings: list[object]) -> kube.HpaSync:
+    return hpa.sync(
+        spec,
+        pods=upstream_pods(len(levels), [500] * len(levels)),
+        cpu=pod_samples([level // 2 for level in levels]),
+        readings=readings,
+        now=NOW,
+        status_replicas=spec,
+    )
+
+
+def not_active(reason: str) -> list[kube.HpaCondition]:
+    return [kube.HpaCondition("AbleToScale", True, "SucceededGetScale"), kube.HpaCondition("ScalingActive", False, reason)]
+
+
+# upstream: TestScaleUpOneMetricInvalid
+def test_upstream_scale_up_one_metric_invalid() -> None:
+    cpu_30 = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 30}}}
+    hpa = multi_metric_hpa(2, 6, [cpu_30, {"type": "CheddarCheese"}])
+    r = harness_sync(hpa, 3, [300, 400, 500], [None, None])
+    assert (r.desired_replicas, r.rescale) == (4, True)
+    assert r.conditions == STATUS_OK
+    assert r.metric_proposals == [4, None]
+    assert r.invalid_reasons == [None, "InvalidMetricSourceType"]
+
+
+# upstream: TestNoScaleDownOneMetricInvalid
+def test_upstream_no_scale_down_one_metric_invalid() -> None:
+    hpa = multi_metric_hpa(2, 6, [CPU_50, {"type": "CheddarCheese"}])
+    r = harness_sync(hpa, 5, [100, 300, 500, 250, 250], [None, None])
+    assert (r.desired_replicas, r.rescale) == (5, False)
+    assert r.conditions == not_active("InvalidMetricSourceType")
+    assert r.metric_proposals == [3, None]
+
+
+# upstream: TestNoScaleDownOneMetricEmpty (the external metrics API fails)
+def test_upstream_no_scale_down_one_metric_empty() -> None:
+    lag = {"type": "External", "external": {
+        "metric": {"name": "kafka_consumer_lag", "selector": {"matchLabels": {"topic": "orders", "group": "billing"}}},
+        "target": {"type": "Value", "value": "1000m"}}}
+    hpa = multi_metric_hpa(2, 6, [CPU_50, lag])
+    r = harness_sync(hpa, 5, [100, 300, 500, 250, 250], [None, "something went wrong"])
+    assert r.desired_replicas == 5
+    assert r.conditions == not_active("FailedGetExternalMetric")
+    # The same HPA with the API answering 300m scales down: both metrics ask for 3 or fewer.
+    ok = harness_sync(multi_metric_hpa(2, 6, [CPU_50, lag]), 5, [100, 300, 500, 250, 250], [None, {"values": ["300m"]}])
+    assert ok.metric_proposals == [3, 2]
+    assert ok.invalid_reasons == [None, None]
+
+
+# upstream: TestNoBackoffUpscaleCMNoBackoffCpu (a Pods metric and cpu, both valid: the largest wins)
+def test_upstream_no_backoff_upscale_cm_no_backoff_cpu() -> None:
+    cpu_10 = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 10}}}
+    rps = {"type": "Pods", "pods": {"metric": {"name": "requests_per_second"},
+                                    "target": {"type": "AverageValue", "averageValue": "15.0"}}}
+    hpa = multi_metric_hpa(1, 5, [cpu_10, rps])
+    levels = [20000, 10000, 30000]
+    samples = [{"pod": f"test-pod-{i}", "value": level / 1000} for i, level in enumerate(levels)]
+    r = harness_sync(hpa, 3, levels, [None, {"pods": samples}])
+    assert r.desired_replicas == 5
+    assert r.metric_proposals == [600, 4]
+    assert r.conditions == [
+        kube.HpaCondition("AbleToScale", True, "SucceededRescale"),
+        kube.HpaCondition("ScalingActive", True, "ValidMetricFound"),
+        kube.HpaCondition("ScalingLimited", True, "TooManyReplicas"),
+    ]
+
+
+def test_hpa_controller_checks_the_metric_blocks_as_a_scenario_does() -> None:
+    bad = {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "1"}}}
+    with pytest.raises(ValueError, match=r"hpa\.metrics\[0\]\.pods\.metric\.name: expected requests_per_second"):
+        multi_metric_hpa(1, 5, [bad])
+    with pytest.raises(ValueError, match=r"readings\[0\] has unknown keys"):
+        multi_metric_hpa(1, 5, [CPU_50]).sync(1, readings=[{"valu": 1}])
