@@ -4,14 +4,14 @@
 
 #include <string>
 
-#include "io/scenario_error.h"
-#include "io/scenario_loader.h"
+#include "tests/io/test_support.h"
 #include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
 
 using test_support::run_text;
+using testing::load_error;  // the io tests' own
 
 // A front that computes 2 ms per request, then calls a back end that answers
 // after 100 ms, at 40 requests per second: 4.08 requests in flight at the
@@ -91,15 +91,6 @@ TEST(EventLoop, BusyThreadsQueueRequestsFirstComeFirstServed) {
   EXPECT_EQ(kpi(run, "client.failed", {{"cause", "timeout"}, {"population", "users"}}), 0);
   // Deterministic arrivals every 25 ms and constant 20 ms: D/D/1, no one ever waits for the thread.
   EXPECT_NEAR(kpi(run, "client.latency_p99_s", kUsers), 0.120, 0.120 * 0.01);
-}
-
-std::string load_error(const std::string& text) {
-  try {
-    load_scenario_text(text);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(EventLoop, MaxInFlightIsRequiredAndOnlyForEventLoops) {

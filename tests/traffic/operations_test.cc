@@ -6,14 +6,14 @@
 #include <cmath>
 #include <string>
 
-#include "io/scenario_error.h"
-#include "io/scenario_loader.h"
+#include "tests/io/test_support.h"
 #include "tests/drills/run_text.h"
 
 namespace drsim {
 namespace {
 
 using test_support::run_text;
+using testing::load_error;  // the io tests' own
 
 // A shop front with two operations: home (the service's own 2 ms, then the
 // catalogue's list and, on some requests, a recommendation) and checkout
@@ -149,15 +149,6 @@ TEST(Operations, SameSeedSameCounts) {
   }
 }
 
-std::string load_error(const std::string& text) {
-  try {
-    load_scenario_text(text);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(Operations, UnknownOperationsAreErrorsWithTheirPlace) {
   std::string text = shop("[{name: home}, {name: chekout}]");
   std::string error = load_error(text);
@@ -187,7 +178,7 @@ TEST(Operations, CallsBetweenDifferentOperationsOfTwoServicesAreNoCycle) {
   std::string text = shop("[{name: checkout}]");
   text.replace(text.find("          - name: get\n"), 22,
                "          - name: get\n            calls: [{service: front, operation: home}]\n");
-  EXPECT_EQ(load_error(text), "");
+  EXPECT_EQ(load_error(text), "no error");
   const RunResult run = run_text(text);
   // 5 ms + 3 x (1 ms + home's 9 ms).
   EXPECT_NEAR(kpi(run.recorder(), "operation.latency_p50_s", op("checkout")), 0.035, 0.035 * 0.01);
