@@ -182,13 +182,14 @@ class CaseModel {
       services_.push_back(deploy(s, topology, state, shared.kubernetes));
       any_affinity_ = any_affinity_ || s.zone_affinity;
       shares_.push_back(shared.operation_shares[services_.size() - 1]);
+      operation_means_.emplace_back();
       if (s.operations.empty()) continue;
       // A mix of operations: the station's mean service time is the mixture's (exact for its utilisation).
+      // The operations' means are kept: every round of the fixed point builds the calls to them again.
       double mean = 0;
       for (std::size_t op = 0; op < s.operation_count(); ++op) {
-        if (shares_.back()[op] > 0) {
-          mean += shares_.back()[op] * to_seconds(ServiceTimeDistribution(s.service_time_of(op)).mean());
-        }
+        operation_means_.back().push_back(ServiceTimeDistribution(s.service_time_of(op)).mean());
+        mean += shares_.back()[op] * to_seconds(operation_means_.back()[op]);
       }
       services_.back().mean_service = Duration{std::max<std::int64_t>(1, std::llround(mean * 1e9))};
     }
@@ -517,8 +518,7 @@ class CaseModel {
         if (!callee.config->operations.empty()) {
           // The called operation's own service time, against the callee station's mixture mean.
           const std::size_t k = callee.config->operation_index(call.operation).value_or(0);
-          routed.callee_time_delta = ServiceTimeDistribution(callee.config->service_time_of(k)).mean() -
-                                     callee.mean_service;
+          routed.callee_time_delta = operation_means_[c][k] - callee.mean_service;
         }
         for (std::size_t cz = 0; cz < split.share.size(); ++cz) {
           if (split.share[cz] <= 0) continue;
@@ -720,6 +720,7 @@ class CaseModel {
   std::size_t pool_stations_ = 0;  // pools with a node
   std::vector<DeployedService> services_;
   std::vector<std::vector<double>> shares_;  // per service, its operations' shares of its requests
+  std::vector<std::vector<Duration>> operation_means_;  // per service with operations, each one's mean service time
   std::map<std::string, std::size_t> by_name_;
   bool any_affinity_ = false;
   std::vector<std::vector<std::size_t>> node_of_;             // [service][zone] -> node
