@@ -183,6 +183,14 @@ class CaseModel {
       any_affinity_ = any_affinity_ || s.zone_affinity;
       shares_.push_back(shared.operation_shares[services_.size() - 1]);
       operation_means_.emplace_back();
+      // CPU seconds of a request's own work over the mix: each operation's rate times its mean service time.
+      double cpu_s = 0;
+      for (std::size_t op = 0; op < s.operation_count(); ++op) {
+        const double share = s.operations.empty() ? 1.0 : shares_.back()[op];
+        cpu_s += share * static_cast<double>(s.cpu_millicores_of(op)) / 1000.0 *
+                 to_seconds(ServiceTimeDistribution(s.service_time_of(op)).mean());
+      }
+      cpu_per_request_.push_back(cpu_s);
       if (s.operations.empty()) continue;
       // A mix of operations: the station's mean service time is the mixture's (exact for its utilisation).
       // The operations' means are kept: every round of the fixed point builds the calls to them again.
@@ -618,6 +626,7 @@ class CaseModel {
           row.mean_response = n.end_to_end ? MeanTime(*n.end_to_end) : MeanTime::unbounded();
           if (d.config->zone_affinity) row.spill = d.spill[z];
           row.overloaded = !n.stable || n.offered_utilization > target;
+          cpu_row(s, n, station, target, row, out);
           if (d.config->event_loop() && n.end_to_end && station.replicas > 0) {
             // Little's law: a pod holds rate x response requests in flight on average.
             const double in_flight = n.offered.per_second / static_cast<double>(station.replicas) *
@@ -635,10 +644,33 @@ class CaseModel {
           // No up pod, or no solution for the case (its error): nothing to measure.
           row.headroom = std::numeric_limits<double>::quiet_NaN();
           row.mean_queue_length = std::numeric_limits<double>::quiet_NaN();
+          row.cpu_cores = row.cpu_request_share = row.cpu_limit_share = std::numeric_limits<double>::quiet_NaN();
         }
         out.overloaded = out.overloaded || row.overloaded;
         out.stations.push_back(row);
       }
+    }
+  }
+
+  // A station's CPU per pod against its request and limit. Requests served per pod are the accepted ones:
+  // a full queue's rejections use no CPU.
+  void cpu_row(std::size_t s, const NodeCapacity& n, const Station& station, double target, StationRow& row,
+               FailureCase& out) const {
+    const ServiceConfig& c = *services_[s].config;
+    const double per_pod = station.replicas > 0 ? n.accepted.per_second / static_cast<double>(station.replicas) : 0.0;
+    row.cpu_cores = per_pod * cpu_per_request_[s] + c.cpu.idle.cores();
+    row.cpu_request_share = row.cpu_cores / c.cpu_request().cores();
+    row.cpu_limit_share = std::numeric_limits<double>::quiet_NaN();
+    if (!c.cpu.limit) return;
+    row.cpu_limit_share = row.cpu_cores / c.cpu.limit->cores();
+    if (row.cpu_limit_share > target) row.overloaded = true;
+    if (row.cpu_limit_share >= 1.0) {
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    " needs %.3g cores a pod, %.0f%% of its CPU limit %s: the CFS quota throttles it and its queue "
+                    "grows (the check's waits leave throttling out)",
+                    row.cpu_cores, 100 * row.cpu_limit_share, format_cpu(*c.cpu.limit).c_str());
+      out.notes.push_back(row.service + "@" + row.zone + text);
     }
   }
 
@@ -721,6 +753,7 @@ class CaseModel {
   std::vector<DeployedService> services_;
   std::vector<std::vector<double>> shares_;  // per service, its operations' shares of its requests
   std::vector<std::vector<Duration>> operation_means_;  // per service with operations, each one's mean service time
+  std::vector<double> cpu_per_request_;  // per service: mean CPU seconds of a request's own work over its mix
   std::map<std::string, std::size_t> by_name_;
   bool any_affinity_ = false;
   std::vector<std::vector<std::size_t>> node_of_;             // [service][zone] -> node

@@ -164,7 +164,14 @@ struct StationRow {
   // waits for has no steady state.
   MeanTime mean_response;
   double spill = 0;          // zone affinity: same-zone requests that find no idle worker
-  bool overloaded = false;   // utilization above the target, or unstable
+  // CPU one pod uses on average: its accepted requests' CPU time (each operation's cpuTime, or cpu.perWorker
+  // x its service time, over the service's mix) plus idle; as a share of requests.cpu, and of limits.cpu
+  // (NaN without a limit). At or above 1 of the limit the CFS quota holds the pod back and its queue grows:
+  // the row is overloaded (the waits above leave throttling out). NaN with no up pod.
+  double cpu_cores = 0;
+  double cpu_request_share = 0;
+  double cpu_limit_share = 0;
+  bool overloaded = false;   // utilization (or CPU against its limit) above the target, or unstable
 };
 
 struct PopulationRow {

@@ -95,8 +95,9 @@ std::string format_report(const NPlusOneReport& report) {
     if (!c.error.empty()) out += "  error: " + c.error + "\n";
     for (const std::string& note : c.notes) out += "  note: " + note + "\n";
     for (const std::string& lost : c.blast_radius) out += "  blast radius: " + lost + "\n";
-    std::snprintf(line, sizeof line, "  %-14s %-16s %5s %10s %9s %9s %8s %6s %11s %10s %7s %10s\n", "service", "zone",
-                  "pods", "rate/s", "util", "headroom", "blocked", "spill", "holding", "wait", "queue", "response");
+    std::snprintf(line, sizeof line, "  %-14s %-16s %5s %10s %9s %9s %8s %6s %11s %10s %7s %10s %8s %8s\n", "service",
+                  "zone", "pods", "rate/s", "util", "headroom", "blocked", "spill", "holding", "wait", "queue",
+                  "response", "cpu/req", "cpu/lim");
     out += line;
     bool any_bound = false;
     for (const StationRow& s : c.stations) {
@@ -105,10 +106,11 @@ std::string format_report(const NPlusOneReport& report) {
       const std::string holding = bounded(milliseconds(s.mean_holding), s.holding_lower_bound, ">=");
       const std::string headroom = bounded(percent(s.headroom, "%.0f%%"), s.holding_lower_bound, "<=");
       const std::string spill = s.spill > 0 ? percent(s.spill, "%.1f%%") : "-";
-      std::snprintf(line, sizeof line, "  %-14s %-16s %5u %10.1f %9s %9s %7.2f%% %6s %11s %10s %7s %10s%s\n",
+      std::snprintf(line, sizeof line, "  %-14s %-16s %5u %10.1f %9s %9s %7.2f%% %6s %11s %10s %7s %10s %8s %8s%s\n",
                     s.service.c_str(), s.zone.c_str(), s.up_pods, s.rate_per_s, util.c_str(), headroom.c_str(),
                     100 * s.blocking, spill.c_str(), holding.c_str(), milliseconds(s.mean_wait).c_str(),
                     queue_length(s.mean_queue_length).c_str(), milliseconds(s.mean_response).c_str(),
+                    percent(s.cpu_request_share, "%.0f%%").c_str(), percent(s.cpu_limit_share, "%.0f%%").c_str(),
                     verdict(s.overloaded, s.stable));
       out += line;
     }
@@ -181,7 +183,10 @@ std::string format_report_json(const NPlusOneReport& report) {
              ", \"holding_lower_bound\": " + json_bool(s.holding_lower_bound) +
              ", \"mean_wait_s\": " + json_seconds(s.mean_wait) +
              ", \"mean_queue_length\": " + json_value(s.mean_queue_length) +
-             ", \"mean_response_s\": " + json_seconds(s.mean_response) + ", \"stable\": " + json_bool(s.stable) +
+             ", \"mean_response_s\": " + json_seconds(s.mean_response) +
+             ", \"cpu_cores\": " + json_value(s.cpu_cores) +
+             ", \"cpu_request_share\": " + json_value(s.cpu_request_share) +
+             ", \"cpu_limit_share\": " + json_value(s.cpu_limit_share) + ", \"stable\": " + json_bool(s.stable) +
              ", \"overloaded\": " + json_bool(s.overloaded) + "}";
     }
     out += "],\n     \"pools\": [";

@@ -832,6 +832,18 @@ std::vector<Diagnostic> check_objectives(const ScenarioSpec& spec, const SourceM
     for (const ClientPopulationConfig& c : spec.load) populations.add(c.name, "", ignored);
     populations.check_reference(o.population, "spec.objectives.population", out);
   }
+  if (!o.operations.empty()) {
+    // An operation is judged on what the populations in scope send: it must be in one of their mixes.
+    std::vector<Diagnostic> ignored;
+    NameTable sent("operation", where);
+    for (const ClientPopulationConfig& c : spec.load) {
+      if (!o.population.empty() && c.name != o.population) continue;
+      for (const OperationShareConfig& share : c.operations) sent.add(share.name, "", ignored);
+    }
+    for (std::size_t i = 0; i < o.operations.size(); ++i) {
+      sent.check_reference(o.operations[i].name, "spec.objectives.operations[" + std::to_string(i) + "].name", out);
+    }
+  }
   // The availability over a window sums whole metrics windows.
   if (o.availability_window && o.availability_window->count() % spec.metrics_window.count() != 0) {
     out.push_back(where.at("spec.objectives.availabilityWindow", "expected a multiple of metricsWindow (" +

@@ -240,6 +240,16 @@ SimTime KubeControlPlane::not_ready_time(ZoneIndex zone, SimTime failed) const {
   return at(Duration{marked});
 }
 
+NodeCpu& KubeControlPlane::node_cpu(std::size_t node) {
+  // Nodes the cluster autoscaler added since are seated as their first pods come.
+  while (node_cpus_.size() <= node) {
+    const std::size_t n = node_cpus_.size();
+    const NodePool& pool = cluster_->pools()[cluster_->nodes()[n].pool];
+    node_cpus_.push_back(std::make_unique<NodeCpu>(pool.name + "-" + std::to_string(n), pool.allocatable.cpu_millis));
+  }
+  return *node_cpus_[node];
+}
+
 void KubeControlPlane::start() {
   // Where each zone's kubelets renew their Leases within the renew interval: nothing ties them to the run's start.
   if (domains_ != nullptr) {
@@ -247,6 +257,17 @@ void KubeControlPlane::start() {
     for (std::size_t z = 0; z < zone_watch_.size(); ++z) {
       lease_phase_.push_back(Duration{static_cast<std::int64_t>(rng().uniform() * renew)});
     }
+  }
+  // Pods that can ask for more CPU than they request burst into their nodes' spare cores, and slow each other
+  // once a node is full: then every pod on a node asks it for its CPU. Without such pods no node can fill (the
+  // scheduler placed no more requests on a node than it has), and nothing is shared.
+  if (cluster_) {
+    for (const Deployment& d : deployments_) {
+      if (d.service->config().cpu_peak_millicores() > d.cpu_request_milli) node_cpu_shared_ = true;
+    }
+  }
+  if (node_cpu_shared_) {
+    for (Deployment& d : deployments_) d.service->share_node_cpu();
   }
   // The services' pods at time 0 are the deployments' running pods: bound
   // (on nodes, if the zone has pools), started and ready since the start.
@@ -266,6 +287,7 @@ void KubeControlPlane::start() {
                                 quote(d.zone_names[z]) + " do not fit on its nodes: " + placed.reason);
         }
         pod.node = placed.node;
+        if (node_cpu_shared_) d.service->place_on_node(sp, node_cpu(*placed.node));
       }
       d.pods.push_back(pods_.size());
       pods_.push_back(std::move(pod));
@@ -512,6 +534,7 @@ bool KubeControlPlane::try_bind(std::size_t p) {
   pod.pending_reason.clear();
   pod.start_time = now();
   pod.service_pod = d.service->start_pod(pod.zone, false);
+  if (pod.node && node_cpu_shared_) d.service->place_on_node(pod.service_pod, node_cpu(*pod.node));
   // The app answers after its startup time; the kubelet probes from
   // initialDelaySeconds on, every periodSeconds: Ready at the first probe
   // that finds it up (and successThreshold - 1 more).

@@ -51,6 +51,7 @@
 // Events: the deployment.*, pod.*, node.* and hpa.* kinds
 // (models/kube/kube_event_kinds.h).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -261,6 +262,10 @@ class KubeControlPlane : public Component {
   std::vector<Service*> services_;
   Duration metrics_window_;
   std::optional<ChildCluster> cluster_;  // absent without node pools
+  // The nodes' cores as their pods share them (by node index), when some pod can burst above its request.
+  bool node_cpu_shared_ = false;
+  std::vector<std::unique_ptr<NodeCpu>> node_cpus_;
+  NodeCpu& node_cpu(std::size_t node);
   std::vector<Deployment> deployments_;
   std::vector<Hpa> hpas_;
   std::vector<Pod> pods_;

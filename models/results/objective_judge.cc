@@ -275,6 +275,31 @@ ObjectiveVerdict verdict(std::string objective, std::string scope, ObjectiveVerd
   return v;
 }
 
+// The per-operation targets, from the operation.* KPIs (labelled population and operation; failed also by cause).
+void judge_operations(const Recorder& recorder, const ObjectivesConfig& o, ObjectiveReport& report) {
+  for (const OperationObjectiveConfig& op : o.operations) {
+    double succeeded = 0, failed = 0;
+    std::optional<double> p99;
+    for (const Recorder::Kpi& k : recorder.kpis()) {
+      if (label_value(k.labels, "operation") != op.name || !in_scope(o, label_value(k.labels, "population"))) continue;
+      if (k.name == "operation.succeeded") succeeded += k.value;
+      if (k.name == "operation.failed" && !label_value(k.labels, "cause").empty()) failed += k.value;
+      if (k.name == "operation.latency_p99_s") p99 = max_of(p99, k.value);
+    }
+    const std::string scope = "operation " + op.name;
+    if (op.availability) {
+      const double finished = succeeded + failed;
+      const std::optional<double> measured = finished > 0 ? std::optional(succeeded / finished) : std::nullopt;
+      report.verdicts.push_back(verdict("availability", scope, ObjectiveVerdict::Unit::kRatio, false,
+                                        op.availability->value, measured, measured ? "" : "nothing finished"));
+    }
+    if (op.latency_p99) {
+      report.verdicts.push_back(verdict("latencyP99", scope, ObjectiveVerdict::Unit::kSeconds, true,
+                                        to_seconds(*op.latency_p99), p99, p99 ? "" : "nothing finished"));
+    }
+  }
+}
+
 }  // namespace
 
 bool ObjectiveReport::any_failed() const {
@@ -366,6 +391,7 @@ ObjectiveReport judge_objectives(const Recorder& recorder, const JudgedScenario&
     report.verdicts.push_back(verdict("latencyP99", "run", Unit::kSeconds, true, to_seconds(*o.latency_p99), measured,
                                       measured ? "" : "nothing finished"));
   }
+  judge_operations(recorder, o, report);
   return report;
 }
 

@@ -17,6 +17,30 @@
 
 namespace drsim {
 
+// Targets on one operation of the traffic mix (an endpoint's own objective: checkout's p99, not the mix's),
+// judged on the operation.* KPIs of the populations in scope that send it.
+struct OperationObjectiveConfig {
+  std::string name;
+  std::optional<Ratio> availability;
+  std::optional<Duration> latency_p99;
+
+  static constexpr std::string_view kTypeName = "OperationObjective";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("name", &OperationObjectiveConfig::name,
+              "The operation, as the populations' operations name it (load[].operations[].name).", kRequired),
+        field("availability", &OperationObjectiveConfig::availability,
+              "Share of the operation's finished requests that must succeed over the run (operation.succeeded "
+              "and operation.failed KPIs, summed over the populations in scope).",
+              kPositive | kAtMostOne),
+        field("latencyP99", &OperationObjectiveConfig::latency_p99,
+              "Largest 99th-percentile latency of the operation over the run (the operation.latency_p99_s KPI; "
+              "the worst population in scope).",
+              kPositive),
+    };
+  }
+};
+
 struct ObjectivesConfig {
   // Three nines, the usual availability objective of an online service: per
   // window, one failed request in a thousand finished ones is tolerated. It is
@@ -40,10 +64,11 @@ struct ObjectivesConfig {
   // A minute: long enough for a 1 s metrics window to show the steady state
   // either side of a fault, short enough not to reach back into an earlier one.
   Duration latency_window = std::chrono::minutes(1);
+  std::vector<OperationObjectiveConfig> operations;
 
   // True when any target beyond successRatio is declared: only then does the
   // run print an Objectives table (the default output stays as it was).
-  bool any_target() const { return rto || rpo || availability || error_budget || latency_p99; }
+  bool any_target() const { return rto || rpo || availability || error_budget || latency_p99 || !operations.empty(); }
   std::vector<ConfigProblem> validate() const {
     std::vector<ConfigProblem> out;
     if (availability_window && !availability) {
@@ -51,6 +76,17 @@ struct ObjectivesConfig {
     }
     if (latency_p99_window && !latency_p99) {
       out.push_back({"latencyP99Window", "has no latencyP99 target to apply to (add latencyP99)"});
+    }
+    for (std::size_t i = 0; i < operations.size(); ++i) {
+      const std::string at = "operations[" + std::to_string(i) + "]";
+      if (!operations[i].availability && !operations[i].latency_p99) {
+        out.push_back({at, "gives no target (add availability or latencyP99)"});
+      }
+      for (std::size_t j = 0; j < i; ++j) {
+        if (operations[j].name == operations[i].name) {
+          out.push_back({at + ".name", "operation \"" + operations[i].name + "\" is listed twice"});
+        }
+      }
     }
     return out;
   }
@@ -96,6 +132,9 @@ struct ObjectivesConfig {
               "How far before a fault and after its end the per-fault figures look for the p99 latency before "
               "and after it (default 1m).",
               kPositive),
+        field("operations", &ObjectivesConfig::operations,
+              "Targets per operation of the populations' traffic mix (availability, latencyP99), judged on that "
+              "operation's requests alone, of the population named above or of all."),
     };
   }
 };

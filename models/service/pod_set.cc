@@ -8,7 +8,11 @@
 namespace drsim {
 
 PodSet::PodSet(const ServiceConfig& config, const FailureDomains* domains)
-    : service_name_(config.name), concurrency_(config.concurrency), slots_per_pod_(config.slots_per_pod()) {
+    : service_name_(config.name),
+      concurrency_(config.concurrency),
+      slots_per_pod_(config.slots_per_pod()),
+      idle_millicores_(config.cpu.idle.millicores),
+      cpu_held_(config.cpu.limit.has_value()) {
   for (const ReplicasConfig& r : config.replicas) {
     ServiceZone zone;
     zone.name = r.zone;
@@ -54,6 +58,7 @@ std::size_t PodSet::add(std::size_t z, bool ready, bool up, bool listed, std::in
   pod.name = service_name_ + "-" + zones_[z].name + "-" + std::to_string(zones_[z].pods_created++);
   pod.usage_since_ns = now_ns;
   pod.present_at_mark = true;
+  refresh_cpu_rate(pod);
   pods_.push_back(std::move(pod));
   zones_[z].pods.push_back(p);
   count(pods_[p], +1);

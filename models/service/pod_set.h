@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/service/cfs_bandwidth.h"
 #include "models/service/job.h"
 #include "models/service/service_config.h"
 #include "models/topology/failure_domains.h"
@@ -38,6 +39,11 @@ struct WorkerSlot {
   std::uint32_t first_call = kNoCall;  // its calls under way (a list kept by CallClient)
   bool sending = false;                // its step's calls are being sent: the step cannot end yet
   bool waiting_for_thread = false;     // event loop: in the pod's run queue, its own work not started
+  bool in_work = false;                // running its own work (work may be unscheduled: its pod is throttled)
+  std::uint32_t cpu_millicores = 0;    // what its own work asks for while it computes (its operation's rate)
+  // Pods whose CPU can be held back (a limit, a shared node): where its own work ends on the pod's CPU clock
+  // (PodCpuClock::progress_ns), in full-speed ns.
+  double work_end = 0;
 };
 
 // Event loop: a request in flight waiting for one of the pod's threads. The generation tells a stale entry
@@ -79,6 +85,12 @@ struct ServicePod {
   // before any count they depend on changes: the hot path pays an add and a
   // multiply, and UsageMeter takes their differences once per window.
   std::uint32_t computing = 0;  // slots running their job's own work
+  // CPU, in millicores: what the pod asks for now (idle while running, plus its computing requests' rates),
+  // and what it runs at (the same, unless its limit or its node holds it back: PodCpuClock). cpu_mns is the
+  // CPU it has used since it was added, in millicore-ns: exact, like the other integrals.
+  std::int64_t cpu_demand = 0;  // its computing requests' rates only
+  std::int64_t cpu_rate = 0;
+  std::int64_t cpu_mns = 0, cpu_mns_mark = 0;
   std::int64_t usage_since_ns = 0;
   std::int64_t busy_ns = 0, computing_ns = 0, running_ns = 0, serving_ns = 0;
   // Their values at the start of the current window, and whether the pod
@@ -91,13 +103,14 @@ struct ServicePod {
   // metrics pipeline to scrape (kube's metrics adapter takes differences).
   std::uint64_t completed = 0;
   std::int64_t response_ns = 0;
-  SeriesId utilization_series, cpu_series;
+  SeriesId utilization_series, cpu_series, cpu_utilization_series, cpu_limit_series, cpu_throttled_series;
 
   void accrue(std::int64_t now_ns) {
     const std::int64_t dt = now_ns - usage_since_ns;
     if (dt == 0) return;
     busy_ns += static_cast<std::int64_t>(busy) * dt;
     computing_ns += static_cast<std::int64_t>(computing) * dt;
+    cpu_mns += cpu_rate * dt;
     if (running()) running_ns += dt;
     if (serving()) serving_ns += dt;
     usage_since_ns = now_ns;
@@ -163,7 +176,18 @@ class PodSet {
     count(pod, -1);
     edit(pod);
     count(pod, +1);
+    refresh_cpu_rate(pod);
   }
+  // After a change of the pod's running state or its requests' CPU demand (its use integrals at now): the rate
+  // it runs at is what it asks for, unless its CPU can be held back (cpu_held: Service's PodCpuClock sets it).
+  void refresh_cpu_rate(ServicePod& pod) const {
+    if (!cpu_held_) pod.cpu_rate = cpu_ask(pod);
+  }
+  // What the pod asks for: idle while running, plus its computing requests' rates.
+  std::int64_t cpu_ask(const ServicePod& pod) const { return (pod.running() ? idle_millicores_ : 0) + pod.cpu_demand; }
+  // Pods whose CPU a limit or a shared node can hold back: their rate is the PodCpuClock's.
+  bool cpu_held() const { return cpu_held_; }
+  void hold_cpu() { cpu_held_ = true; }
 
   // The lowest free slot, now occupied; the pod must have one.
   std::size_t take_slot(ServicePod& pod);
@@ -190,6 +214,8 @@ class PodSet {
   std::string service_name_;
   std::uint32_t concurrency_;
   std::uint32_t slots_per_pod_;
+  std::int64_t idle_millicores_;
+  bool cpu_held_;
   std::vector<ServiceZone> zones_;
   std::vector<std::size_t> zone_in_topology_zone_;  // kNoZone where the service has none
   std::vector<ServicePod> pods_;

@@ -28,6 +28,13 @@ std::vector<ServiceTimeDistribution> service_times_of(const ServiceConfig& confi
   for (std::size_t op = 0; op < config.operation_count(); ++op) out.emplace_back(config.service_time_of(op));
   return out;
 }
+std::vector<std::uint32_t> cpu_millicores_of(const ServiceConfig& config) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t op = 0; op < config.operation_count(); ++op) {
+    out.push_back(static_cast<std::uint32_t>(config.cpu_millicores_of(op)));
+  }
+  return out;
+}
 }  // namespace
 
 Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics_window)
@@ -35,6 +42,7 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       config_(checked(std::move(config))),
       domains_(domains),
       service_times_(service_times_of(config_)),
+      cpu_millicores_(cpu_millicores_of(config_)),
       pods_(config_, domains_),
       balancer_(config_, pods_),
       calls_(config_, pods_, *this, *this, *this),
@@ -42,6 +50,7 @@ Service::Service(ServiceConfig config, FailureDomains* domains, Duration metrics
       refuse_on_failure_(config_.zone_failure == "refuse"),
       honours_deadlines_(config_.deadlines == "propagate"),
       event_loop_(config_.event_loop()) {
+  meter_.use_cpu_clocks(cpu_clocks_);
   for (std::size_t z = 0; z < config_.replicas.size(); ++z) {
     for (std::uint32_t i = 0; i < config_.replicas[z].replicas; ++i) add_pod(z, true);
   }
@@ -57,6 +66,11 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   bool listed = up && ready;
   if (!oracle()) listed = ready && !attached();
   const std::size_t p = pods_.add(z, ready, up, listed, clock_ns());
+  if (pods_.cpu_held()) {
+    cpu_clocks_.resize(p + 1);
+    cpu_clocks_[p].emplace(new_pod_quota(), clock_ns());
+    retune_cpu(p);
+  }
   ++endpoints_version_;
   if (view_ == EndpointView::kKubeProxy && ready && !listed) queue_endpoint_sync(p);
   if (meter_.records_pod_series() && attached()) meter_.declare_pod_series(pods_.pod(p));
@@ -65,8 +79,82 @@ std::size_t Service::add_pod(std::size_t z, bool ready) {
   return p;
 }
 
+std::optional<CfsBandwidth> Service::new_pod_quota() const {
+  if (!config_.cpu.limit) return std::nullopt;
+  // The cgroup's period timer starts with the container.
+  return CfsBandwidth(config_.cpu.limit->millicores, to_ns(config_.cpu.quota_period), clock_ns());
+}
+
+void Service::retune_cpu(std::size_t p) {
+  if (!pods_.cpu_held()) return;
+  ServicePod& pod = pods_.pod(p);
+  PodCpuClock& clock = *cpu_clocks_[p];
+  const std::int64_t t = clock_ns();
+  pod.accrue(t);  // the CPU used so far, at the rate it ran at
+  const NodeSeat seat = p < node_seats_.size() ? node_seats_[p] : NodeSeat{};
+  std::optional<std::int64_t> available;
+  if (seat.node != nullptr && seat.node->share(seat.member) != NodeCpu::kUnlimited) {
+    available = seat.node->share(seat.member);
+  }
+  const std::int64_t ask = pods_.cpu_ask(pod);
+  const bool speed_changed = clock.retune(t, ask, available);
+  pod.cpu_rate = clock.rate();
+  if (!attached()) return;  // nothing computes before the run starts
+  if (speed_changed) {
+    for (std::size_t slot = 0; slot < pod.slots.size(); ++slot) {
+      WorkerSlot& s = pod.slots[slot];
+      if (!s.in_work) continue;
+      cancel(s.work);
+      s.work = EventId{};
+      if (const auto at = clock.when(s.work_end, t)) {
+        s.work = schedule_at(SimTime{Duration{*at}}, "service.work_done", [this, p, slot] { work_done(p, slot); });
+      }
+    }
+  }
+  cancel(clock.event);
+  clock.event = EventId{};
+  if (const auto at = clock.next_change(t)) {
+    clock.event = schedule_at(SimTime{Duration{*at}}, "service.cpu_quota", [this, p] {
+      cpu_clocks_[p]->event = EventId{};
+      retune_cpu(p);
+    });
+  }
+  // Last: the node may retune other pods, and this one again, at once. A throttled pod asks for nothing.
+  if (seat.node != nullptr) seat.node->set_ask(seat.member, clock.throttled() || !pod.present ? 0 : ask);
+}
+
+void Service::share_node_cpu() {
+  for (const ServicePod& pod : pods_.pods()) {
+    if (pod.computing > 0) {
+      throw SimulationError("service \"" + config_.name + "\": share_node_cpu before its pods compute");
+    }
+  }
+  if (!pods_.cpu_held()) {
+    pods_.hold_cpu();
+    cpu_clocks_.resize(pod_total());
+    for (std::size_t p = 0; p < pod_total(); ++p) {
+      cpu_clocks_[p].emplace(new_pod_quota(), clock_ns());
+      retune_cpu(p);
+    }
+  }
+}
+
+void Service::place_on_node(std::size_t p, NodeCpu& node) {
+  if (!pods_.cpu_held()) throw SimulationError("service \"" + config_.name + "\": place_on_node before share_node_cpu");
+  if (node_seats_.size() <= p) node_seats_.resize(p + 1);
+  node_seats_[p] = NodeSeat{&node, node.join(*this, p, config_.cpu_request().millicores)};
+  retune_cpu(p);
+}
+
+void Service::cpu_share_changed(std::size_t p) { retune_cpu(p); }
+
 void Service::retire_pod(std::size_t p) {
   const auto position = pods_.retire(p, clock_ns());
+  retune_cpu(p);  // it asks its node for nothing from now on
+  if (p < node_seats_.size() && node_seats_[p].node != nullptr) {
+    node_seats_[p].node->leave(node_seats_[p].member);
+    node_seats_[p] = NodeSeat{};
+  }
   ++endpoints_version_;
   calls_.sync_pools(p);
   if (position) balancer_.forget(pods_.pod(p).zone, *position);
@@ -232,7 +320,15 @@ void Service::start() {
   schedule_at(meter_.next_window(now()), "service.usage_window", [this] { usage_tick(); });
 }
 
+void Service::bring_cpu_clocks_to_now() {
+  if (!pods_.cpu_held()) return;
+  for (std::size_t p = 0; p < pod_total(); ++p) {
+    if (pods_.pod(p).present) retune_cpu(p);
+  }
+}
+
 void Service::usage_tick() {
+  bring_cpu_clocks_to_now();  // the throttling counters the window reads
   meter_.write_window(now());
   schedule_after(meter_.window(), "service.usage_window", [this] { usage_tick(); });
 }
@@ -328,7 +424,9 @@ void Service::drop_work(std::size_t p, bool refuse, std::vector<std::pair<JobOwn
   change_pod_work(p, [](ServicePod& emptied) {
     emptied.busy = 0;
     emptied.computing = 0;
+    emptied.cpu_demand = 0;
   });
+  retune_cpu(p);
   if (refuse) {
     for (std::size_t i = 0; i < pod.queue.size(); ++i) refused.emplace_back(pod.queue[i].owner, pod.queue[i].token);
   }
@@ -542,9 +640,11 @@ void Service::begin_service(std::size_t p, Job job) {
     s.waiting_for_thread = true;
     pod.run_queue.push_back({static_cast<std::uint32_t>(slot), s.generation});
   } else {
-    change_pod_work(p, [](ServicePod& taken) {
+    const std::uint32_t cpu = cpu_millicores_[job.operation];
+    change_pod_work(p, [cpu](ServicePod& taken) {
       ++taken.busy;
       ++taken.computing;
+      taken.cpu_demand += cpu;
     });
     ++pods_.zone(pod.zone).busy;
     start_work(p, slot);
@@ -559,7 +659,21 @@ void Service::start_work(std::size_t p, std::size_t slot) {
   WorkerSlot& s = pods_.pod(p).slots[slot];
   Duration d = service_times_[s.job.operation].sample(rng());
   if (slowdown_ != 1.0) d = Duration{static_cast<std::int64_t>(static_cast<double>(d.count()) * slowdown_)};
-  s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
+  s.cpu_millicores = cpu_millicores_[s.job.operation];
+  if (!pods_.cpu_held()) {
+    s.in_work = true;
+    s.work = schedule_after(d, "service.work_done", [this, p, slot] { work_done(p, slot); });
+    return;
+  }
+  // Its demand is counted already: the pod's clock learns of it before this request's end is placed on it.
+  retune_cpu(p);
+  const PodCpuClock& clock = *cpu_clocks_[p];
+  const std::int64_t t = clock_ns();
+  s.in_work = true;
+  s.work_end = clock.progress(t) + static_cast<double>(d.count());
+  if (const auto at = clock.when(s.work_end, t)) {
+    s.work = schedule_at(SimTime{Duration{*at}}, "service.work_done", [this, p, slot] { work_done(p, slot); });
+  }
 }
 
 void Service::thread_freed(std::size_t p) {
@@ -571,7 +685,11 @@ void Service::thread_freed(std::size_t p) {
     WorkerSlot& s = pod.slots[next.slot];
     if (s.generation != next.generation || !s.waiting_for_thread) continue;  // it ended while it waited
     s.waiting_for_thread = false;
-    change_pod_work(p, [](ServicePod& taken) { ++taken.computing; });
+    const std::uint32_t cpu = cpu_millicores_[s.job.operation];
+    change_pod_work(p, [cpu](ServicePod& taken) {
+      ++taken.computing;
+      taken.cpu_demand += cpu;
+    });
     ++pods_.zone(pod.zone).busy;
     start_work(p, next.slot);
     break;
@@ -584,11 +702,17 @@ void Service::deadline_passed(std::size_t p, std::size_t slot) {
   WorkerSlot& s = pod.slots[slot];
   s.deadline = EventId{};
   ++deadline_cancels_;
-  if (s.work.valid()) {
+  if (s.in_work) {
     // Still running its own work: the handler returns when its context is cancelled.
     cancel(s.work);
     s.work = EventId{};
-    change_pod_work(p, [](ServicePod& stopped) { --stopped.computing; });
+    s.in_work = false;
+    const std::uint32_t cpu = s.cpu_millicores;
+    change_pod_work(p, [cpu](ServicePod& stopped) {
+      --stopped.computing;
+      stopped.cpu_demand -= cpu;
+    });
+    retune_cpu(p);
     if (event_loop_) thread_freed(p);
   }
   s.waiting_for_thread = false;  // its run-queue entry is stale from now on
@@ -633,9 +757,14 @@ void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
 
 void Service::work_done(std::size_t p, std::size_t slot) {
   ServicePod& pod = pods_.pod(p);
+  WorkerSlot& s = pod.slots[slot];
   pod.accrue(to_ns(now()));
   --pod.computing;  // the worker now waits on its calls, or ends
-  pod.slots[slot].work = EventId{};
+  pod.cpu_demand -= s.cpu_millicores;
+  pods_.refresh_cpu_rate(pod);
+  s.work = EventId{};
+  s.in_work = false;
+  retune_cpu(p);
   // An event loop's thread goes to the next request waiting for one, before this request's calls can
   // bring new work in.
   if (event_loop_) thread_freed(p);
@@ -690,6 +819,7 @@ void Service::on_topology_change() {
       changed.up = up;
       if (oracle_view) changed.listed = up && changed.ready;
     });
+    retune_cpu(p);  // its idle CPU comes and goes with its zone
     calls_.sync_pools(p);
     if (up || !pod.present) continue;
     // The pod's zone failed: its queue and the jobs in service are gone. A
@@ -739,6 +869,7 @@ void Service::unacknowledged(const Job& job) {
 }
 
 void Service::stop() {
+  bring_cpu_clocks_to_now();
   meter_.finish(now());
   if (honours_deadlines_) {
     const Labels labels{{"service", config_.name}};

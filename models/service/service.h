@@ -30,6 +30,8 @@
 #include "models/service/call_client.h"
 #include "models/service/entry_nodes.h"
 #include "models/service/job.h"
+#include "models/service/node_cpu.h"
+#include "models/service/pod_cpu_clock.h"
 #include "models/service/pod_set.h"
 #include "models/service/service_config.h"
 #include "models/service/usage_meter.h"
@@ -39,7 +41,11 @@
 
 namespace drsim {
 
-class Service : public Component, public JobOwner, public QueryClient, private CallClient::Owner {
+class Service : public Component,
+                public JobOwner,
+                public QueryClient,
+                public NodeCpu::Listener,
+                private CallClient::Owner {
  public:
   // `domains` may be null for a service outside any topology (unit tests):
   // its zones are then named by the config alone and never fail.
@@ -195,6 +201,19 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   void on_request_done(RequestDoneListener listener) { request_done_.push_back(std::move(listener)); }
   bool pod_crashed(std::size_t pod) const { return pods_.pod(pod).crashed; }
 
+  // ---- CPU shared with the other pods of a node (the Kubernetes model's nodes) ----
+  // From now on the service's pods may run on shared nodes: their own work follows the CPU their node
+  // gives them (models/service/node_cpu.h). Call before the run's first request.
+  void share_node_cpu();
+  // The pod runs on that node (share_node_cpu first): it asks the node for its CPU from now on, until it
+  // goes.
+  void place_on_node(std::size_t pod, NodeCpu& node);
+  // Its node's share of it changed: its requests' own work speeds up or slows down.
+  void cpu_share_changed(std::size_t pod) override;
+  // The millicores a pod of this service runs at now (what its node and its limit let it have of what it
+  // asks for).
+  std::int64_t pod_cpu_rate(std::size_t pod) const { return pods_.pod(pod).cpu_rate; }
+
   // Every pod the service ever had, removed ones included: pod ids are
   // indices below pod_total() and are never reused.
   std::size_t pod_total() const { return pods_.pods().size(); }
@@ -278,6 +297,14 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   // A job in service reached its deadline (deadlines propagate): its work and calls stop, the worker is freed.
   void deadline_passed(std::size_t pod, std::size_t slot);
   void work_done(std::size_t pod, std::size_t slot);
+  // Pods whose CPU can be held back (PodSet::cpu_held): after the pod's CPU demand or running state changed,
+  // or its clock's own next change came, its clock is retuned; when its speed changed, the ends of its
+  // requests' own work move with it.
+  void retune_cpu(std::size_t pod);
+  // Every present pod's clock accounted up to now (for the window's and the run's throttling figures).
+  void bring_cpu_clocks_to_now();
+  // The CFS bandwidth a new pod starts with (its limit), if any.
+  std::optional<CfsBandwidth> new_pod_quota() const;
   void calls_over(std::size_t pod, std::size_t slot, ServeOutcome outcome) override;
   void finish(std::size_t pod, std::size_t slot, ServeOutcome outcome);
   void on_topology_change();
@@ -299,6 +326,13 @@ class Service : public Component, public JobOwner, public QueryClient, private C
   ServiceConfig config_;
   FailureDomains* domains_;
   std::vector<ServiceTimeDistribution> service_times_;  // by operation index
+  std::vector<std::uint32_t> cpu_millicores_;           // by operation index: what its own work asks for
+  std::vector<std::optional<PodCpuClock>> cpu_clocks_;  // by pod, for pods whose CPU can be held back
+  struct NodeSeat {
+    NodeCpu* node = nullptr;
+    std::size_t member = 0;
+  };
+  std::vector<NodeSeat> node_seats_;  // by pod, for pods on a shared node
   PodSet pods_;
   ZoneBalancer balancer_;
   CallClient calls_;

@@ -1,6 +1,7 @@
 #include "models/service/service_config.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace drsim {
 
@@ -145,6 +146,33 @@ std::vector<ConfigProblem> ServiceConfig::validate() const {
     problems.push_back({"cpu.request", "must be positive: with perWorker and idle both 0 there is nothing to "
                                        "measure CPU utilisation against; give a request"});
   }
+  if (cpu.limit && cpu.request && *cpu.request > *cpu.limit) {
+    problems.push_back({"cpu.request", format_cpu(*cpu.request) + " exceeds cpu.limit " + format_cpu(*cpu.limit) +
+                                           ": Kubernetes requires a request no larger than the limit"});
+  }
+  // The kernel takes cfs_period_us from 1 ms to 1 s.
+  if (cpu.quota_period < std::chrono::milliseconds(1) || cpu.quota_period > std::chrono::seconds(1)) {
+    problems.push_back({"cpu.quotaPeriod", "must be between 1ms and 1s (the kernel's cfs_period_us range), got " +
+                                               format_duration(cpu.quota_period)});
+  }
+  // A request's own work runs on one thread: it cannot use more CPU time than it takes.
+  const auto check_cpu_time = [&](std::size_t op, const std::string& at) {
+    const std::optional<Duration> own = cpu_time_of(op);  // its own, or the service's it inherits
+    if (!own) return;
+    if (!service_time_of(op).validate().empty()) return;  // reported above
+    const Duration mean = ServiceTimeDistribution(service_time_of(op)).mean();
+    if (*own > mean) {
+      const bool inherited = op > 0 && !operations[op - 1].cpu_time;
+      problems.push_back({inherited ? "cpuTime" : at,
+                          format_duration(*own) + " exceeds the mean service time " + format_duration(mean) +
+                              (inherited ? " of operation \"" + operations[op - 1].name + "\", which inherits it" : "") +
+                              ": a request's own work runs on one thread, so it uses at most 1 core"});
+    }
+  };
+  check_cpu_time(0, "cpuTime");
+  for (std::size_t o = 0; o < operations.size(); ++o) {
+    check_cpu_time(o + 1, "operations[" + std::to_string(o) + "].cpuTime");
+  }
   return problems;
 }
 
@@ -182,8 +210,34 @@ const ServiceTimeConfig& ServiceConfig::service_time_of(std::size_t op) const {
   return *operations[op - 1].service_time;
 }
 
+std::optional<Duration> ServiceConfig::cpu_time_of(std::size_t op) const {
+  if (op > 0 && operations.at(op - 1).cpu_time) return operations[op - 1].cpu_time;
+  return cpu_time;
+}
+
+std::int64_t ServiceConfig::cpu_millicores_of(std::size_t op) const {
+  const std::optional<Duration> cpu_time_here = cpu_time_of(op);
+  if (!cpu_time_here) return cpu.per_worker.millicores;
+  const Duration mean = ServiceTimeDistribution(service_time_of(op)).mean();
+  if (mean.count() <= 0) return 1000;
+  return static_cast<std::int64_t>(std::llround(1000.0 * static_cast<double>(cpu_time_here->count()) /
+                                                static_cast<double>(mean.count())));
+}
+
+std::int64_t ServiceConfig::cpu_peak_millicores() const {
+  std::int64_t most = 0;
+  for (std::size_t op = 0; op < operation_count(); ++op) most = std::max(most, cpu_millicores_of(op));
+  return cpu.idle.millicores + static_cast<std::int64_t>(concurrency) * most;
+}
+
+bool ServiceConfig::has_cpu_time() const {
+  return cpu_time || std::any_of(operations.begin(), operations.end(),
+                                 [](const OperationConfig& op) { return op.cpu_time.has_value(); });
+}
+
 CpuQuantity ServiceConfig::cpu_request() const {
   if (cpu.request) return *cpu.request;
+  if (cpu.limit) return *cpu.limit;  // Kubernetes defaults a missing request to the limit
   return CpuQuantity{cpu.idle.millicores + static_cast<std::int64_t>(concurrency) * cpu.per_worker.millicores};
 }
 

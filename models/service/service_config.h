@@ -97,25 +97,43 @@ struct CallConfig {
   }
 };
 
-// What a pod's CPU does. A worker running a request's own work uses perWorker
-// cores; a worker waiting on its calls uses none (thread-per-request blocking
-// I/O: it holds a worker slot but not a core), and a running pod uses idle
-// cores besides. request is Kubernetes' requests.cpu: the denominator of CPU
-// utilisation for the HPA, and the pod's size on a node.
+// What a pod's CPU does. A request's own work uses CPU at a rate of its
+// operation's cpuTime over its mean serviceTime (perWorker cores when the
+// operation gives no cpuTime); a request waiting on its calls uses none
+// (thread-per-request blocking I/O: it holds a worker slot but not a core),
+// and a running pod uses idle cores besides. request is Kubernetes'
+// requests.cpu: the denominator of CPU utilisation for the HPA, the pod's
+// size on a node for the scheduler, and its weight when the pods of a full
+// node share its cores. limit is limits.cpu: the kernel's CFS quota of limit
+// x quotaPeriod per period (models/service/cfs_bandwidth.h); a pod that has
+// used it stands still until the period ends.
 struct CpuConfig {
-  std::optional<CpuQuantity> request;  // absent: idle + concurrency x perWorker
+  std::optional<CpuQuantity> request;  // absent: the limit, else idle + concurrency x perWorker
   CpuQuantity per_worker{1000};
   CpuQuantity idle{0};
+  std::optional<CpuQuantity> limit;  // absent: no CFS quota
+  Duration quota_period = std::chrono::milliseconds(100);
 
   static constexpr std::string_view kTypeName = "Cpu";
   static constexpr auto fields() {
     return std::tuple{
         field("request", &CpuConfig::request,
-              "The pod's requests.cpu: what CPU utilisation is measured against (absent: idle + concurrency x "
-              "perWorker, so that 100% means every worker computing).",
+              "The pod's requests.cpu: what CPU utilisation is measured against, what the scheduler places, and "
+              "the pod's weight when the pods of a full node share its cores (absent: the limit when one is "
+              "given, as Kubernetes defaults it; else idle + concurrency x perWorker, so that 100% means every "
+              "worker computing).",
+              kPositive),
+        field("limit", &CpuConfig::limit,
+              "The pod's limits.cpu: a CFS quota of limit x quotaPeriod of CPU time per period, shared by its "
+              "threads; once used up, the pod stands still until the period ends (throttled). Absent: no quota "
+              "(the pod may burst up to its node's free cores).",
+              kPositive),
+        field("quotaPeriod", &CpuConfig::quota_period,
+              "The CFS period the limit is enforced over (the kubelet's cpuCFSQuotaPeriod, 100ms by default).",
               kPositive),
         field("perWorker", &CpuConfig::per_worker,
-              "Cores one worker uses while it runs a request's own work (not while it waits on calls).",
+              "Cores one worker uses while it runs a request's own work (not while it waits on calls), for the "
+              "operations that give no cpuTime.",
               kNonNegative),
         field("idle", &CpuConfig::idle, "Cores a running pod uses with nothing to do.", kNonNegative),
     };
@@ -129,6 +147,7 @@ struct OperationConfig {
   std::string name;
   std::optional<ServiceTimeConfig> service_time;
   std::optional<std::vector<CallConfig>> calls;
+  std::optional<Duration> cpu_time;
 
   static constexpr std::string_view kTypeName = "Operation";
   static constexpr auto fields() {
@@ -137,6 +156,12 @@ struct OperationConfig {
               "Operation name, unique in the service (what callers and populations name).", kRequired),
         field("serviceTime", &OperationConfig::service_time,
               "How long a worker takes for a request of this operation (absent: the service's serviceTime)."),
+        field("cpuTime", &OperationConfig::cpu_time,
+              "CPU time a request of this operation uses in its own work, on average: it computes at cpuTime / "
+              "mean serviceTime cores (at most 1: one thread), and slower than serviceTime when its pod gets less "
+              "CPU than that (throttled at its limit, or on a full node). Absent: the service's cpuTime, else "
+              "cpu.perWorker cores.",
+              kPositive),
         field("calls", &OperationConfig::calls,
               "The calls a request of this operation makes after its own work, in order (absent: the "
               "service's calls; [] for none)."),
@@ -162,6 +187,7 @@ struct ServiceConfig {
   std::vector<CallConfig> calls;
   std::vector<OperationConfig> operations;
   CpuConfig cpu;
+  std::optional<Duration> cpu_time;  // the default operation's (and the operations' that give none)
   // workerPool: a thread per request, held while the request's calls are out; eventLoop: requests in flight up
   // to maxInFlight, which take one of `concurrency` threads only while they compute.
   std::string server = "workerPool";
@@ -176,6 +202,16 @@ struct ServiceConfig {
   const std::string& operation_name(std::size_t op) const;
   const std::vector<CallConfig>& calls_of(std::size_t op) const;
   const ServiceTimeConfig& service_time_of(std::size_t op) const;
+  // The cores a request of operation op uses while it computes: cpuTime over the mean service time, or
+  // cpu.perWorker. Millicores, rounded to the nearest.
+  std::int64_t cpu_millicores_of(std::size_t op) const;
+  // Operation op's cpuTime, or the service's; nullopt when neither gives one.
+  std::optional<Duration> cpu_time_of(std::size_t op) const;
+  // The most a pod can ask for at once: idle plus every worker (worker pool) or thread (event loop) computing
+  // the operation that asks for most. Above cpu_request(), its pods can burst into their node's spare cores.
+  std::int64_t cpu_peak_millicores() const;
+  // Whether any operation gives its own CPU time (else every request computes at cpu.perWorker).
+  bool has_cpu_time() const;
 
   bool event_loop() const { return server == "eventLoop"; }
   // Requests one pod holds at once, computing or waiting on calls: its worker slots.
@@ -270,7 +306,13 @@ struct ServiceConfig {
               "The service's operations (endpoints, RPC methods), each with its own service time and calls: "
               "callers name one (calls[].operation, populations' operations); what an operation leaves out is "
               "the service's serviceTime and calls, which are also the default operation's."),
-        field("cpu", &ServiceConfig::cpu, "CPU a pod uses and requests (what the HPA measures)."),
+        field("cpu", &ServiceConfig::cpu,
+              "CPU a pod requests (what the HPA measures and the scheduler places), its limit, and what it uses."),
+        field("cpuTime", &ServiceConfig::cpu_time,
+              "CPU time a request uses in its own work, on average (the default operation's, and the operations' "
+              "that give none): it computes at cpuTime / mean serviceTime cores (at most 1), and takes longer "
+              "than its serviceTime when its pod gets less CPU than that. Absent: cpu.perWorker cores.",
+              kPositive),
     };
   }
 

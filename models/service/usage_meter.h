@@ -4,10 +4,19 @@
 // service.completed, service.response_{p50,p90,p99,mean}_s,
 // service.region_crossings (label service only), zone.utilization,
 // service.queue_length, service.pods, service.cpu_cores and
-// service.cpu_utilization; with record_pod_series, per pod as well
-// (pod.utilization, pod.cpu_cores). Utilisation is the share of the workers
-// busy (worker pool) or of the threads computing (event loop). KPIs per zone at stop: utilization mean
-// and peak, overload seconds (time with requests queued), rejected.
+// service.cpu_utilization (CPU as a share of the pods' requests); with a CPU
+// limit also service.cpu_limit_utilization (as a share of their limits) and
+// service.cpu_throttled_share (the CFS periods in which a pod was throttled,
+// of those it ran in: the kernel's nr_throttled / nr_periods); with
+// record_pod_series, per pod as well (pod.utilization, pod.cpu_cores,
+// pod.cpu_utilization, and with a limit pod.cpu_limit_utilization and
+// pod.cpu_throttled_share). Utilisation is the share of the workers busy
+// (worker pool) or of the threads computing (event loop). KPIs per zone at
+// stop: utilization mean and peak, overload seconds (time with requests
+// queued), rejected, CPU as a share of request (mean and peak window); with a
+// limit, CPU as a share of limit (peak window), time throttled and the
+// throttled share of periods. The CPU KPIs are also given per service (label
+// service alone), over all its zones.
 //
 // CPU and per-pod use come from the pods' exact use integrals (PodSet keeps
 // them in step with every count change); the window series are their
@@ -19,6 +28,7 @@
 #include <vector>
 
 #include "models/metrics/windowed_metrics.h"
+#include "models/service/pod_cpu_clock.h"
 #include "models/service/pod_set.h"
 #include "models/service/service_config.h"
 #include "sim/recorder.h"
@@ -39,6 +49,9 @@ class UsageMeter {
 
   // Also write per-pod series; call before the run starts.
   void record_pod_series(bool on) { record_pod_series_ = on; }
+  // The pods' CPU clocks (by pod; an empty entry: the pod's CPU is never held back), for the throttling
+  // series. Their counters are read as they stand: the owner brings them to the window's end first.
+  void use_cpu_clocks(const std::vector<std::optional<PodCpuClock>>& clocks) { clocks_ = &clocks; }
   // Declares the series of every pod (at attach) or of a pod added later.
   void declare_pod_series();
   void declare_pod_series(ServicePod& pod);
@@ -81,13 +94,16 @@ class UsageMeter {
     CounterId arrivals, waited, rejected, completed;
     LatencyId response;
     GaugeId utilization, queue_length, pod_count;
-    SeriesId cpu_cores, cpu_utilization;
+    SeriesId cpu_cores, cpu_utilization, cpu_limit_utilization, cpu_throttled_share;
+    // Over the run, for the KPIs: CPU used and requested (core-ns), the peak windows.
+    double core_ns = 0, requested_ns = 0, peak_request_share = 0, peak_limit_share = 0;
     // What queue_length and pod_count were last set to (see update_gauges).
     std::size_t queued_recorded = kNotRecorded;
     std::uint32_t pods_recorded = kNotRecorded;
   };
 
   Recorder& recorder() { return *recorder_; }
+  void write_cpu_kpis();
 
   std::string service_name_;
   PodSet& pods_;
@@ -98,7 +114,17 @@ class UsageMeter {
   std::vector<ZoneMetrics> zones_;
   bool record_pod_series_ = false;
   std::int64_t usage_mark_ns_ = 0;  // start of the window the usage series have not written yet
-  double per_worker_cores_ = 0, idle_cores_ = 0, request_cores_ = 0;
+  double request_cores_ = 0;
+  std::optional<double> limit_cores_;
+  const std::vector<std::optional<PodCpuClock>>* clocks_ = nullptr;
+  // A pod's throttling counters at the start of the window (by pod).
+  struct ThrottleMark {
+    std::uint64_t periods = 0, throttled = 0;
+    std::int64_t throttled_ns = 0;
+  };
+  std::vector<ThrottleMark> throttle_marks_;
+  // The throttling counters of pod p now (zeros for a pod without a quota).
+  ThrottleMark throttling(std::size_t p) const;
   bool event_loop_ = false;  // utilisation is the threads' computing, not the requests held
 };
 

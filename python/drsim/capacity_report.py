@@ -40,6 +40,9 @@ _STATION_COLUMNS = (
     "mean_wait_s",
     "mean_queue_length",
     "mean_response_s",
+    "cpu_cores",
+    "cpu_request_share",
+    "cpu_limit_share",
     "stable",
     "overloaded",
 )
@@ -84,6 +87,9 @@ _FLOAT_COLUMNS = {
     "mean_wait_s",
     "mean_queue_length",
     "mean_response_s",
+    "cpu_cores",
+    "cpu_request_share",
+    "cpu_limit_share",
     "mean_hold_s",
     "unserved_rate_per_s",
     "mean_latency_s",
@@ -159,8 +165,11 @@ class CapacityReport:
         ``headroom`` an upper bound), ``mean_wait_s`` (in the queue),
         ``mean_queue_length`` (waiting, over the zone's pods),
         ``mean_response_s`` (wait and holding) -- these three are inf for a
-        station without a steady state, never NaN --, ``stable``,
-        ``overloaded``."""
+        station without a steady state, never NaN --, ``cpu_cores`` (CPU
+        one pod uses on average: its requests' CPU time plus idle),
+        ``cpu_request_share`` and ``cpu_limit_share`` (of requests.cpu and
+        limits.cpu; NaN without a limit: at or above 1 of the limit the CFS
+        quota throttles the pod), ``stable``, ``overloaded``."""
         rows = [
             {"case": case["name"], **station} for case in self._data["cases"] for station in case["stations"]
         ]

@@ -68,6 +68,10 @@ struct Simulated {
     return weighted_mean("pool.borrow_wait_mean_s", "pool.queries",
                          {{"database", database}, {"service", service}, {"zone", zone}});
   }
+  // CPU cores of the zone's pods together (the usage series' window means, averaged over the equal windows).
+  double cpu_cores(const std::string& service, const std::string& zone) const {
+    return window_mean("service.cpu_cores", {{"service", service}, {"zone", zone}});
+  }
   double latency_s(const std::string& population) const {
     return weighted_mean("client.latency_mean_s", "client.succeeded", {{"population", population}});
   }
@@ -158,6 +162,9 @@ void expect_agreement(const FailureCase& predicted, const RunResult& run, int mi
                 1e3 * response, 100 * (response / predicted_response - 1));
     EXPECT_NEAR(util, row.utilization, 0.03 * row.utilization) << row.service << "@" << row.zone;
     EXPECT_NEAR(response, predicted_response, 0.10 * predicted_response) << row.service << "@" << row.zone;
+    // CPU per pod: the accepted requests' CPU time, each operation's own, plus idle.
+    const double cpu = simulated.cpu_cores(row.service, row.zone) / row.up_pods;
+    EXPECT_NEAR(cpu, row.cpu_cores, 0.03 * row.cpu_cores + 1e-9) << row.service << "@" << row.zone << " CPU";
     ++compared;
   }
   EXPECT_GE(compared, min_stations);

@@ -265,7 +265,7 @@ TEST(NPlusOne, OverloadedStationsReportTheirOfferedLoad) {
     EXPECT_TRUE(population.mean_latency.is_unbounded());
     const std::string text = format_report(report);
     EXPECT_NE(text.find(rate == 400 ? " 100.0% " : " 150.0% "), std::string::npos) << text;
-    EXPECT_NE(text.find("10.0 ms        inf     inf        inf  UNSTABLE OVERLOAD\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("10.0 ms        inf     inf        inf     100%        -  UNSTABLE OVERLOAD\n"), std::string::npos) << text;
     EXPECT_NE(text.find("mean latency inf"), std::string::npos) << text;
     const std::string json = format_report_json(report);
     EXPECT_NE(json.find(rate == 400 ? "\"utilization\": 1," : "\"utilization\": 1.5,"), std::string::npos) << json;

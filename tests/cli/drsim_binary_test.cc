@@ -255,13 +255,13 @@ TEST(DrsimBinaryCheck, OverloadedStationsReportTheirOfferedLoad) {
     EXPECT_NE(c.out.find(text), std::string::npos) << c.out;
     EXPECT_NE(c.out.find("UNSTABLE OVERLOAD"), std::string::npos) << c.out;
     // No steady state: the wait, the queue and the response are infinite.
-    EXPECT_NE(c.out.find("10.0 ms        inf     inf        inf  UNSTABLE OVERLOAD"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("10.0 ms        inf     inf        inf     100%        -  UNSTABLE OVERLOAD"), std::string::npos) << c.out;
     const Completed j = check(check_scenario(1, services, users(rate)), "--json");
     EXPECT_EQ(j.exit_code, 0) << j.err;
     EXPECT_NE(j.out.find(json), std::string::npos) << j.out;
     EXPECT_NE(j.out.find("\"mean_holding_s\": 0.01, \"holding_lower_bound\": false, \"mean_wait_s\": \"inf\", "
-                         "\"mean_queue_length\": \"inf\", \"mean_response_s\": \"inf\", \"stable\": false, "
-                         "\"overloaded\": true"),
+                         "\"mean_queue_length\": \"inf\", \"mean_response_s\": \"inf\", \"cpu_cores\": 4, "
+                         "\"cpu_request_share\": 1, \"cpu_limit_share\": null, \"stable\": false, \"overloaded\": true"),
               std::string::npos)
         << j.out;
   }
@@ -281,8 +281,9 @@ TEST(DrsimBinaryCheck, AStationHoldingItsWorkersForAnOverloadedCalleeReportsABou
     const Completed j = check(check_scenario(1, services, users(rate)), "--json");
     EXPECT_EQ(j.exit_code, 0) << j.err;
     EXPECT_NE(j.out.find(back), std::string::npos) << j.out;
-    // The steady case has no null but its error's.
-    const std::string steady = j.out.substr(0, j.out.find("\"name\": \"zone z0 down\""));
+    // The steady case has no null but its error's (and the CPU limit share of services without a limit).
+    std::string steady = j.out.substr(0, j.out.find("\"name\": \"zone z0 down\""));
+    for (std::size_t at; (at = steady.find("\"cpu_limit_share\": null")) != std::string::npos;) steady.erase(at, 23);
     EXPECT_EQ(steady.find("null"), steady.find("\"error\": null") + 9) << steady;
     EXPECT_EQ(steady.find("null", steady.find("null") + 1), std::string::npos) << steady;
     EXPECT_NE(j.out.find("\"holding_lower_bound\": true, \"mean_wait_s\": \"inf\""), std::string::npos) << j.out;

@@ -76,6 +76,7 @@ spec:
     successRatio: 99.9%
     population: ""
     latencyWindow: 1m
+    operations: []
   network:
     fidelity: closed-form
     flowModel: CM02

@@ -8,6 +8,7 @@
 
 #include "tests/io/test_support.h"
 #include "tests/drills/run_text.h"
+#include "io/objective_evaluation.h"
 
 namespace drsim {
 namespace {
@@ -187,6 +188,53 @@ TEST(Operations, CallsBetweenDifferentOperationsOfTwoServicesAreNoCycle) {
 TEST(Operations, AProbabilityAboveOneIsAnError) {
   const std::string error = load_error(shop("[{name: home}]", "1.5"));
   EXPECT_NE(error.find("probability"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace drsim
+
+namespace drsim {
+namespace {
+
+// home takes 9 ms end to end and checkout 8 ms (EachOperationRunsItsOwnServiceTimeAndCalls): a p99 target
+// of 8.5 ms fails home's and passes checkout's, judged on each operation's own requests.
+TEST(OperationObjectives, EachOperationIsJudgedOnItsOwnRequests) {
+  std::string text = shop("[{name: home, weight: 1}, {name: checkout, weight: 1}]");
+  text += R"(  objectives:
+    operations:
+      - {name: home, latencyP99: 8500us}
+      - {name: checkout, latencyP99: 8500us, availability: 99%}
+)";
+  const RunResult run = run_text(text);
+  const ObjectiveReport report = objective_report(run);
+  ASSERT_EQ(report.verdicts.size(), 3u);
+  const ObjectiveVerdict& home = report.verdicts[0];
+  EXPECT_EQ(home.objective, "latencyP99");
+  EXPECT_EQ(home.scope, "operation home");
+  ASSERT_TRUE(home.measured);
+  EXPECT_NEAR(*home.measured, 0.009, 0.009 * 0.01);
+  EXPECT_FALSE(home.pass);
+  // checkout's availability, then its p99.
+  EXPECT_EQ(report.verdicts[1].scope, "operation checkout");
+  EXPECT_EQ(report.verdicts[1].objective, "availability");
+  ASSERT_TRUE(report.verdicts[1].measured);
+  EXPECT_EQ(*report.verdicts[1].measured, 1.0);
+  EXPECT_TRUE(report.verdicts[2].pass);
+  EXPECT_EQ(report.verdicts[2].objective, "latencyP99");
+  EXPECT_TRUE(report.any_failed());
+}
+
+TEST(OperationObjectives, AnOperationNoPopulationSendsIsAnErrorWithItsPlace) {
+  std::string text = shop("[{name: home, weight: 1}]");
+  text += R"(  objectives:
+    operations:
+      - {name: chekout, latencyP99: 10ms}
+      - {name: home}
+)";
+  const std::string error = load_error(text);
+  EXPECT_NE(error.find("spec.objectives.operations[0].name"), std::string::npos) << error;
+  EXPECT_NE(error.find("chekout"), std::string::npos) << error;
+  EXPECT_NE(error.find("operations[1]: gives no target"), std::string::npos) << error;
 }
 
 }  // namespace
