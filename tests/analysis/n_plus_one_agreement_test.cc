@@ -164,6 +164,8 @@ void expect_agreement(const FailureCase& predicted, const RunResult& run, int mi
     EXPECT_NEAR(response, predicted_response, 0.10 * predicted_response) << row.service << "@" << row.zone;
     // CPU per pod: the accepted requests' CPU time, each operation's own, plus idle.
     const double cpu = simulated.cpu_cores(row.service, row.zone) / row.up_pods;
+    std::printf("  %-8s %-5s cpu %.4f cores a pod, sim %.4f (%+.2f%%)\n", row.service.c_str(), row.zone.c_str(),
+                row.cpu_cores, cpu, 100 * (cpu / row.cpu_cores - 1));
     EXPECT_NEAR(cpu, row.cpu_cores, 0.03 * row.cpu_cores + 1e-9) << row.service << "@" << row.zone << " CPU";
     ++compared;
   }

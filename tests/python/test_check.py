@@ -222,8 +222,11 @@ def test_an_overloaded_mmc_station_reports_rho_and_infinite_waits(rate: int) -> 
     for column in ("mean_wait_s", "mean_queue_length", "mean_response_s"):
         assert front[column] == math.inf, column
     assert report.populations.loc[0, "mean_latency_s"] == math.inf
-    assert "inf" in report.text and "null" not in report.to_json().split('"name": "zone z0 down"')[0].replace(
-        '"error": null', "")
+    # No null but the case's error and the CPU limit share of services without a limit.
+    steady = report.to_json().split('"name": "zone z0 down"')[0]
+    assert "inf" in report.text and "null" not in steady.replace('"error": null', "").replace(
+        '"cpu_limit_share": null', "")
+    assert math.isnan(front.cpu_limit_share) and front.cpu_request_share == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("rate", [400, 600])
@@ -307,3 +310,43 @@ def test_an_overloaded_report_is_the_command_lines(tmp_path: pathlib.Path, repo_
     report = drsim.check(path)
     assert report.to_json().encode() == as_json and report.text == as_text
     assert b'"mean_wait_s": "inf"' in as_json and b'"holding_lower_bound": true' in as_json
+
+
+# ---- CPU against request and limit --------------------------------------------
+
+
+def test_cpu_per_pod_against_its_request_and_limit() -> None:
+    # 100 rps per pod x 2 ms of CPU each (of 10 ms wall) = 0.2 cores: 200% of a 100m request, 80% of a 250m
+    # limit; at 150 rps, 0.3 cores: above the limit, overloaded and noted, though its 8 workers are far from
+    # busy (18.75%).
+    def shop(rate: int) -> drsim.Scenario:
+        return drsim.load_text(f"""\
+apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata: {{name: cpu}}
+spec:
+  duration: 1m
+  topology:
+    regions: [{{name: r, zones: [{{name: a}}]}}]
+    services:
+      - name: api
+        concurrency: 8
+        serviceTime: {{kind: exponential, mean: 10ms}}
+        cpuTime: 2ms
+        cpu: {{request: 100m, limit: 250m}}
+        replicas: [{{zone: a, replicas: 1}}]
+  load:
+    - {{name: users, service: api, load: {{kind: constant, rate: {rate}rps}}}}
+""")
+
+    steady = drsim.check(shop(100)).stations.query("case == 'steady'").iloc[0]
+    assert steady.cpu_cores == pytest.approx(0.2)
+    assert steady.cpu_request_share == pytest.approx(2.0)
+    assert steady.cpu_limit_share == pytest.approx(0.8)
+    assert not steady.overloaded
+    report = drsim.check(shop(150))
+    over = report.stations.query("case == 'steady'").iloc[0]
+    assert over.cpu_limit_share == pytest.approx(1.2)
+    assert over.utilization == pytest.approx(0.1875)
+    assert over.overloaded
+    assert "120% of its CPU limit 250m" in report.text
