@@ -1,6 +1,8 @@
 #include "io/overrides.h"
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "sim/quote.h"
 #include "io/source_map.h"
@@ -33,7 +35,9 @@ std::string label_of(std::string_view text) {
 }
 
 std::vector<PathStep> parse_path(std::string_view text, std::string_view whole) {
-  constexpr std::string_view kExpected = "path=value with a path like spec.timeline[0].at or spec.timeline[name].at";
+  constexpr std::string_view kExpected =
+      "path=value with a path like spec.timeline[0].at, spec.timeline[name].at, spec.topology.services[*].concurrency "
+      "or spec.topology.services[labels.tier=backend].concurrency";
   std::vector<PathStep> steps;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -42,7 +46,15 @@ std::vector<PathStep> parse_path(std::string_view text, std::string_view whole) 
       if (steps.empty() || close == std::string_view::npos || close == pos + 1) bad_syntax(whole, kExpected);
       const std::string_view inside = text.substr(pos + 1, close - pos - 1);
       PathStep step{PathStep::Kind::kName, std::string(inside), 0};
-      if (inside.find_first_not_of("0123456789") == std::string_view::npos) {
+      const std::size_t eq = inside.find('=');
+      if (inside == "*") {
+        step.kind = PathStep::Kind::kAll;
+      } else if (eq != std::string_view::npos) {
+        if (eq == 0) bad_syntax(whole, "a selector [key=value] with a key before '='");
+        step.kind = PathStep::Kind::kMatch;
+        step.text = std::string(inside.substr(0, eq));
+        step.value = std::string(inside.substr(eq + 1));
+      } else if (inside.find_first_not_of("0123456789") == std::string_view::npos) {
         step.kind = PathStep::Kind::kIndex;
         if (inside.size() > 9) bad_syntax(whole, kExpected);  // no list is that long
         step.index = std::stoul(std::string(inside));
@@ -138,20 +150,69 @@ std::string select_item(const YAML::Node& current, const PathStep& step, std::st
   return "";
 }
 
-// Follows one override's path and stores its value there.
-void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>& origins,
-               std::vector<Diagnostic>& diagnostics) {
-  YAML::Node value;  // null for an empty value
-  try {
-    value = parse_value(o.value, o.label);
-  } catch (const ScenarioError& e) {
-    for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
-    return;
+// The scalar at a dotted key of a mapping (labels.tier), if there is one.
+std::optional<std::string> scalar_at(const YAML::Node& item, std::string_view dotted) {
+  YAML::Node at;
+  at.reset(item);
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', pos);
+    const std::string key(dotted.substr(pos, dot == std::string_view::npos ? dot : dot - pos));
+    if (!at.IsMap()) return std::nullopt;
+    const std::optional<YAML::Node> next = find_key(at, key);
+    if (!next) return std::nullopt;
+    at.reset(*next);
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
   }
-  YAML::Node current;
-  current.reset(root);
-  std::string where;
-  for (const PathStep& step : o.path) {
+  if (!at.IsScalar()) return std::nullopt;
+  return at.Scalar();
+}
+
+// [*] and [key=value]: every item selected, with its path. A selector that selects nothing is a problem:
+// a fleet-wide change that changes nothing is a mistake the user wants to hear of.
+std::string select_items(const YAML::Node& current, const PathStep& step, const std::string& where,
+                         std::vector<std::pair<YAML::Node, std::string>>& out) {
+  const std::string selector = step.kind == PathStep::Kind::kAll ? "*" : step.text + "=" + step.value;
+  if (!current.IsSequence()) return "expected a list to select [" + selector + "] in, got " + describe_node(current);
+  std::vector<std::string> seen;
+  std::size_t k = 0;
+  for (const YAML::Node& item : current) {
+    const std::optional<std::string> held =
+        step.kind == PathStep::Kind::kMatch ? scalar_at(item, step.text) : std::nullopt;
+    if (step.kind == PathStep::Kind::kAll || (held && *held == step.value)) {
+      YAML::Node child;
+      child.reset(item);
+      out.emplace_back(child, where + "[" + std::to_string(k) + "]");
+    } else if (held && std::find(seen.begin(), seen.end(), *held) == seen.end()) {
+      seen.push_back(*held);
+    }
+    ++k;
+  }
+  if (!out.empty()) return "";
+  if (step.kind == PathStep::Kind::kAll) return "the list is empty: [*] selects nothing";
+  if (seen.empty()) return "no item has " + quote(step.text) + " (so none matches [" + selector + "])";
+  return unknown_name_message("value of " + step.text, step.value, {seen.begin(), seen.end()}, "values");
+}
+
+// Follows the path from step `next` on, from `current` (reached as `where`), and stores the value at every
+// place it leads to.
+void follow(YAML::Node current, std::string where, const Override& o, std::size_t next, const YAML::Node& value,
+            std::vector<OverrideOrigin>& origins, std::vector<Diagnostic>& diagnostics) {
+  for (std::size_t i = next; i < o.path.size(); ++i) {
+    const PathStep& step = o.path[i];
+    if (step.kind == PathStep::Kind::kAll || step.kind == PathStep::Kind::kMatch) {
+      std::vector<std::pair<YAML::Node, std::string>> selected;
+      const std::string problem = select_items(current, step, where, selected);
+      if (!problem.empty()) {
+        const std::string selector = step.kind == PathStep::Kind::kAll ? "*" : step.text + "=" + step.value;
+        diagnostics.push_back(Diagnostic{.file = o.label, .path = where + "[" + selector + "]", .message = problem});
+        return;
+      }
+      // Each item gets a copy of the value: one node stored in many places would be one value, aliased.
+      for (auto& [child, at] : selected) follow(child, at, o, i + 1, YAML::Clone(value), origins, diagnostics);
+      return;
+    }
     YAML::Node child;
     const std::string problem = step.kind == PathStep::Kind::kKey ? select_key(current, step.text, where, child)
                                                                   : select_item(current, step, where, child);
@@ -163,6 +224,21 @@ void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>&
   }
   current = value;  // writes through: the tree's node now holds the value
   origins.push_back(OverrideOrigin{where, o.label});
+}
+
+// Follows one override's path and stores its value there (at every item a [*] or [key=value] selects).
+void apply_one(YAML::Node& root, const Override& o, std::vector<OverrideOrigin>& origins,
+               std::vector<Diagnostic>& diagnostics) {
+  YAML::Node value;  // null for an empty value
+  try {
+    value = parse_value(o.value, o.label);
+  } catch (const ScenarioError& e) {
+    for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
+    return;
+  }
+  YAML::Node current;
+  current.reset(root);
+  follow(current, "", o, 0, value, origins, diagnostics);
 }
 
 // Whether path starts with the keys given.
@@ -192,7 +268,16 @@ bool is_key_prefix(const std::vector<PathStep>& path, std::initializer_list<std:
 }  // namespace
 
 Override parse_override(std::string_view text) {
-  const std::size_t eq = text.find('=');
+  // At the first '=' outside brackets: a [key=value] selector holds one of its own. Without such an '=', at the
+  // first one, so that the path's own syntax error is the one reported.
+  std::size_t eq = std::string_view::npos;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size() && eq == std::string_view::npos; ++i) {
+    if (text[i] == '[') ++depth;
+    if (text[i] == ']' && depth > 0) --depth;
+    if (text[i] == '=' && depth == 0) eq = i;
+  }
+  if (eq == std::string_view::npos) eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) bad_syntax(text, "path=value");
   return Override{label_of(text), parse_path(text.substr(0, eq), text), std::string(text.substr(eq + 1))};
 }

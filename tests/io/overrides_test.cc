@@ -139,7 +139,8 @@ TEST(Overrides, PathsThatCannotBeFollowed) {
 
 TEST(Overrides, BadSyntax) {
   const std::string expected_path =
-      "expected path=value with a path like spec.timeline[0].at or spec.timeline[name].at, got ";
+      "expected path=value with a path like spec.timeline[0].at, spec.timeline[name].at, "
+      "spec.topology.services[*].concurrency or spec.topology.services[labels.tier=backend].concurrency, got ";
   EXPECT_EQ(load_error(kMinimal, {"spec.seed"}), "--set spec.seed: expected path=value, got \"spec.seed\"");
   EXPECT_EQ(load_error(kMinimal, {"=5"}), "--set =5: expected path=value, got \"=5\"");
   EXPECT_EQ(load_error(kMinimal, {"spec..seed=1"}), "--set spec..seed=1: " + expected_path + "\"spec..seed=1\"");
@@ -151,6 +152,52 @@ TEST(Overrides, BadSyntax) {
   EXPECT_EQ(load_error(kMinimal, {"spec.timeline[0]x=1"}),
             "--set spec.timeline[0]x=1: " + expected_path + "\"spec.timeline[0]x=1\"");
   EXPECT_EQ(load_error(kMinimal, {"spec.seed=[1"}), "--set spec.seed=[1:1:1: end of sequence flow not found");
+}
+
+// A fleet-wide change in one line: [*] selects every item of a list, [key=value] those whose key holds the
+// value (dotted keys reach into mappings); the rest of the path is followed in each.
+constexpr const char* kShop = "scenarios/online_boutique_zone_loss.yaml";
+
+TEST(Overrides, EveryItemOfAList) {
+  const Scenario s = load_scenario_file(kShop, {"spec.topology.services[*].replicas[*].replicas=2"});
+  ASSERT_EQ(s.spec.topology.config.services.size(), 11u);
+  for (const ServiceConfig& service : s.spec.topology.config.services) {
+    ASSERT_EQ(service.replicas.size(), 3u) << service.name;
+    for (const ReplicasConfig& r : service.replicas) EXPECT_EQ(r.replicas, 2u) << service.name << " " << r.zone;
+  }
+}
+
+TEST(Overrides, ItemsWhoseKeyHoldsAValue) {
+  const Scenario s = load_scenario_file(
+      kShop, {"spec.topology.services[server=eventLoop].maxInFlight=64", "spec.topology.services[concurrency=10].cpu="
+                                                                          "{request: 100m, limit: 200m}"});
+  int event_loops = 0;
+  for (const ServiceConfig& service : s.spec.topology.config.services) {
+    if (service.event_loop()) {
+      ++event_loops;
+      EXPECT_EQ(service.max_in_flight, 64u) << service.name;
+    }
+    // recommendation and email run thread pools of 10.
+    EXPECT_EQ(service.cpu.limit.has_value(), service.concurrency == 10) << service.name;
+  }
+  EXPECT_EQ(event_loops, 8);
+  // Dotted keys reach into mappings: the populations whose load is constant.
+  const Scenario t = load_scenario_file(kShop, {"spec.load[load.kind=constant].timeout=5s"});
+  EXPECT_EQ(t.spec.load[0].timeout, 5s);
+}
+
+TEST(Overrides, ASelectorThatSelectsNothingIsAnError) {
+  EXPECT_EQ(load_error(kShop, {"spec.topology.services[server=eventloop].maxInFlight=64"}),
+            "--set spec.topology.services[server=eventloop].maxInFlight=64: spec.topology.services[server=eventloop]: "
+            "unknown value of server \"eventloop\", did you mean \"eventLoop\"? (values: eventLoop)");
+  EXPECT_EQ(load_error(kShop, {"spec.topology.services[tier=web].concurrency=4"}),
+            "--set spec.topology.services[tier=web].concurrency=4: spec.topology.services[tier=web]: no item has "
+            "\"tier\" (so none matches [tier=web])");
+  EXPECT_EQ(load_error(kChain, {"spec.topology.links=[]", "spec.topology.links[*].rtt=1ms"}),
+            "--set spec.topology.links[*].rtt=1ms: spec.topology.links[*]: the list is empty: [*] selects nothing");
+  // What a selected item gets is checked like any value, at its own index.
+  EXPECT_NE(load_error(kShop, {"spec.topology.services[*].concurrency=0"}).find("spec.topology.services[0].concurrency"),
+            std::string::npos);
 }
 
 TEST(Overrides, ValueMaySpanAnEqualsSign) {
