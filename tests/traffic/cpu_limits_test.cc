@@ -9,6 +9,7 @@
 #include "models/service/cfs_bandwidth.h"
 #include "models/service/service.h"
 #include "sim/simulation.h"
+#include "tests/traffic/served_times.h"
 #include "tests/drills/run_text.h"
 #include "tests/io/test_support.h"
 
@@ -79,18 +80,7 @@ TEST(CfsBandwidth, BelowTheLimitNothingIsThrottledAndIdleHoursAreOneStep) {
 
 // ---- a service with a limit ----
 
-class Answers : public JobOwner {
- public:
-  explicit Answers(Simulation& sim) : sim_(sim) {}
-  void on_served(std::uint64_t token, ServeOutcome outcome) override {
-    EXPECT_EQ(outcome, ServeOutcome::kServed);
-    at[token] = sim_.now();
-  }
-  std::map<std::uint64_t, SimTime> at;
-
- private:
-  Simulation& sim_;
-};
+using Answers = test_support::ServedTimes;
 
 ServiceConfig one_pod(std::uint32_t concurrency, Duration work) {
   ServiceConfig sc;
@@ -120,7 +110,7 @@ TEST(CpuLimit, OneRequestStandsStillWhenItsPodHasUsedItsQuota) {
   submit_at(sim, svc, answers, SimTime{0ms}, 1, 1);
   sim.run_until(SimTime{1s});
   ASSERT_EQ(answers.at.size(), 1u);
-  EXPECT_EQ(answers.at[1], SimTime{210ms});
+  EXPECT_EQ(answers.at[1], to_ns(SimTime{210ms}));
   EXPECT_DOUBLE_EQ(svc.pod_cpu_core_seconds(0), 0.050);
   sim.finish();
 }
@@ -137,7 +127,7 @@ TEST(CpuLimit, FourThreadsUnderOneCoreWaitThreeQuartersOfThePeriod) {
     submit_at(sim, svc, answers, SimTime{0ms}, 4, 1);
     sim.run_until(SimTime{1s});
     ASSERT_EQ(answers.at.size(), 4u);
-    for (const auto& [token, at] : answers.at) EXPECT_EQ(at, SimTime{limited ? 125ms : 50ms}) << token;
+    for (const auto& [token, at] : answers.at) EXPECT_EQ(at, to_ns(SimTime{limited ? 125ms : 50ms})) << token;
     sim.finish();
   }
 }
@@ -156,7 +146,7 @@ TEST(CpuLimit, CpuTimeApartFromWallTime) {
     submit_at(sim, svc, answers, SimTime{0ms}, 1, 1);
     sim.run_until(SimTime{1s});
     ASSERT_EQ(answers.at.size(), 1u);
-    EXPECT_EQ(answers.at[1], SimTime{expected}) << "limit " << limit << "m";
+    EXPECT_EQ(answers.at[1], to_ns(SimTime{expected})) << "limit " << limit << "m";
     EXPECT_NEAR(svc.pod_cpu_core_seconds(0), 0.020, 1e-9);
     sim.finish();
   }

@@ -7,6 +7,7 @@
 #include "models/service/node_cpu.h"
 #include "models/service/service.h"
 #include "sim/simulation.h"
+#include "tests/traffic/served_times.h"
 
 namespace drsim {
 namespace {
@@ -61,18 +62,7 @@ TEST(NodeCpu, APodWithinItsRequestIsNeverSlowed) {
   EXPECT_EQ(node.share(burst), 500);
 }
 
-class Answers : public JobOwner {
- public:
-  explicit Answers(Simulation& sim) : sim_(sim) {}
-  void on_served(std::uint64_t token, ServeOutcome outcome) override {
-    EXPECT_EQ(outcome, ServeOutcome::kServed);
-    at[token] = to_ns(sim_.now());
-  }
-  std::map<std::uint64_t, std::int64_t> at;
-
- private:
-  Simulation& sim_;
-};
+using Answers = test_support::ServedTimes;
 
 ServiceConfig bursting(std::string name, std::int64_t request) {
   ServiceConfig sc;
