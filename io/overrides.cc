@@ -37,7 +37,7 @@ std::string label_of(std::string_view text) {
 std::vector<PathStep> parse_path(std::string_view text, std::string_view whole) {
   constexpr std::string_view kExpected =
       "path=value with a path like spec.timeline[0].at, spec.timeline[name].at, spec.topology.services[*].concurrency "
-      "or spec.topology.services[labels.tier=backend].concurrency";
+      "or spec.topology.services[server=eventLoop].maxInFlight";
   std::vector<PathStep> steps;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -75,19 +75,6 @@ std::vector<PathStep> parse_path(std::string_view text, std::string_view whole) 
   }
   if (steps.empty()) bad_syntax(whole, kExpected);
   return steps;
-}
-
-// The value of key in a mapping (the first, if the key is repeated: the
-// decoder reports the repetition).
-std::optional<YAML::Node> find_key(const YAML::Node& map, const std::string& key) {
-  for (const auto& pair : map) {
-    if (pair.first.IsScalar() && pair.first.Scalar() == key) {
-      YAML::Node value;
-      value.reset(pair.second);
-      return value;
-    }
-  }
-  return std::nullopt;
 }
 
 // The steps below select a child of `current` into `child` and extend
@@ -150,7 +137,7 @@ std::string select_item(const YAML::Node& current, const PathStep& step, std::st
   return "";
 }
 
-// The scalar at a dotted key of a mapping (labels.tier), if there is one.
+// The scalar at a dotted key of a mapping (cpu.limit, serviceTime.kind), if there is one.
 std::optional<std::string> scalar_at(const YAML::Node& item, std::string_view dotted) {
   YAML::Node at;
   at.reset(item);

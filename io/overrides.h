@@ -16,7 +16,7 @@ namespace drsim {
 
 struct PathStep {
   // kAll: [*], every item of a list; kMatch: [key=value], the items whose key (dotted through mappings, e.g.
-  // labels.tier) holds that scalar. Both may select many items: the rest of the path is followed in each.
+  // serviceTime.kind) holds that scalar. Both may select many items: the rest of the path is followed in each.
   enum class Kind { kKey, kIndex, kName, kAll, kMatch };
   Kind kind = Kind::kKey;
   std::string text;       // the key, the name in [name], or the key in [key=value]

@@ -10,6 +10,7 @@
 #include "io/action_parameters.h"
 #include "io/json_text.h"
 #include "io/scenario_loader.h"
+#include "io/service_defaults.h"
 #include "io/value_codecs.h"
 #include "models/results/event_kind_catalog.h"
 #include "sim/field_traits.h"
@@ -100,6 +101,10 @@ class MarkdownSections {
       s += "| " + code(f.key) + " | " + table_cell(markdown_type<V>(f.flags)) + " | " +
            table_cell(markdown_default(defaults.*f.member, f.flags)) + " | " + table_cell(f.doc) + " |\n";
     });
+    if constexpr (std::is_same_v<T, DeploymentConfig>) {
+      s += "| " + code(kServiceDefaultsKey) + " | mapping of [Service](#service) keys but `name` | none | " +
+           table_cell(kServiceDefaultsDoc) + " |\n";
+    }
     sections_.push_back(std::move(s));
     for_each_field<T>([&](const auto& f) { add_nested<FieldValue<decltype(f)>>(); });
   }
@@ -253,11 +258,19 @@ class SchemaDefs {
     defined_.insert(std::string(T::kTypeName));
     // Reserve the slot now, so that a type comes before the types it uses.
     defs_.set(T::kTypeName, Json::object());
+    defs_.at(T::kTypeName) = object_of<T>(true, "");
+  }
+
+  // T's keys as a JSON Schema object; `required` false and `without` a key
+  // for the mappings that hold some of a type's keys (serviceDefaults).
+  template <Described T>
+  Json object_of(bool with_required, std::string_view without) {
     const T defaults{};
     Json properties = Json::object();
     Json required = Json::array();
     bool any_required = false;
     for_each_field<T>([&](const auto& f) {
+      if (f.key == without) return;
       using V = FieldValue<decltype(f)>;
       Json p = schema_of<V>(f.flags);
       p.set("description", f.doc);
@@ -265,7 +278,7 @@ class SchemaDefs {
         if (!(f.flags & kRequired)) p.set("default", default_of(defaults.*f.member));
       }
       properties.set(f.key, std::move(p));
-      if (f.required()) {
+      if (f.required() && with_required) {
         required.push(f.key);
         any_required = true;
       }
@@ -276,7 +289,7 @@ class SchemaDefs {
     object.set("properties", std::move(properties));
     if (any_required) object.set("required", std::move(required));
     object.set("additionalProperties", false);
-    defs_.at(T::kTypeName) = std::move(object);
+    return object;
   }
 
   Json& defs() { return defs_; }
@@ -323,7 +336,11 @@ std::string scenario_format_markdown() {
        "- Every error names `file:line:column`, the YAML path and what was expected; all problems found are "
        "reported together.\n"
        "- `--set path=value` (Python: `overrides=`) changes a value before checking: the path uses dots and "
-       "`[index]` or `[name]` selectors (`spec.timeline[fail-a].at=5m`) and the value is YAML.\n\n";
+       "`[index]` or `[name]` selectors (`spec.timeline[fail-a].at=5m`) and the value is YAML. `[*]` selects every "
+       "item of a list and `[key=value]` every item whose key (dotted through mappings) holds the value, so one "
+       "override reaches many services: `spec.topology.services[*].cpu.limit=500m`, "
+       "`spec.topology.services[server=eventLoop].maxInFlight=256`. A selector that selects nothing is an "
+       "error. Settings most services share go in `spec.topology.serviceDefaults` (see [Topology](#topology)).\n\n";
 
   s += "## Quantities\n\n";
   s += "A quantity is a decimal number (digits, optionally a point and more digits; a leading sign where the "
@@ -423,6 +440,19 @@ std::string scenario_json_schema() {
   Json names = Json::array();
   for (const ActionSpecInfo& info : action_catalog()) names.push(info.name);
   d.at(ActionConfig::kTypeName).at("properties").at("action").set("enum", std::move(names));
+
+  // serviceDefaults is merged into the services before decoding
+  // (io/service_defaults.h), so it is no field of a type: any Service key but
+  // the name, none required.
+  Json service_defaults = defs.object_of<ServiceConfig>(false, "name");
+  service_defaults.set("title", "ServiceDefaults");
+  service_defaults.set("description", kServiceDefaultsDoc);
+  d.at(DeploymentConfig::kTypeName).at("properties").set(kServiceDefaultsKey, std::move(service_defaults));
+  // A service may take its required keys but the name from serviceDefaults:
+  // drsim itself reports a key that neither gives.
+  Json service_required = Json::array();
+  service_required.push("name");
+  d.at(ServiceConfig::kTypeName).set("required", std::move(service_required));
 
   root.set("$defs", std::move(d));
   return root.dump();

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "io/envelope.h"
+#include "io/service_defaults.h"
 #include "io/yaml_decode.h"
 #include "io/yaml_document.h"
 
@@ -35,6 +36,9 @@ bool load_topology_file(Decoder& decoder, const YAML::Node& node, TopologyRef& o
     for (Diagnostic& d : override_problems) session.report(std::move(d));
     Decoder topology_decoder(session, std::move(scope));
     if (!check_envelope(topology_decoder, root, "Topology")) return false;
+    if (const std::optional<YAML::Node> spec = find_key(root, "spec")) {
+      merge_service_defaults(topology_decoder, *spec, "spec");
+    }
     TopologyDocument document;
     const bool ok = topology_decoder.decode_document(root, document);
     out.path = ref;
@@ -55,6 +59,7 @@ bool decode_topology_ref(Decoder& decoder, const YAML::Node& node, TopologyRef& 
   if (node.IsMap()) {
     out.path.clear();
     out.source_file = decoder.file_of(path);
+    merge_service_defaults(decoder, node, path);
     return decoder.decode(node, out.config, path, kRequired, node.Mark());
   }
   if (node.IsScalar()) return load_topology_file(decoder, node, out, path);

@@ -129,6 +129,9 @@ class Decoder {
   // The file a value at path came from: the document, or the --set that replaced it.
   const std::string& file_of(const std::string& path) const;
   DecodeSession& session() { return session_; }
+  // A decoder of the same document that reports into another session: for
+  // values checked on their own before they are used (service defaults).
+  Decoder reporting_to(DecodeSession& other) const { return Decoder(other, scope_); }
 
  private:
   template <class T>

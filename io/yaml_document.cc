@@ -236,4 +236,17 @@ YAML::Node parse_value(std::string_view text, const std::string& file) {
   return load_first(text, file);
 }
 
+// The value of key in a mapping (the first, if the key is repeated: the
+// decoder reports the repetition).
+std::optional<YAML::Node> find_key(const YAML::Node& map, const std::string& key) {
+  for (const auto& pair : map) {
+    if (pair.first.IsScalar() && pair.first.Scalar() == key) {
+      YAML::Node value;
+      value.reset(pair.second);
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace drsim

@@ -32,6 +32,10 @@ YAML::Node parse_value(std::string_view text, const std::string& file);
 // message; "nothing" for a key an override is about to add.
 std::string describe_node(const YAML::Node& node);
 
+// The value of key in a mapping (the first, if the key is repeated: the
+// decoder reports the repetition), as a node that refers to it.
+std::optional<YAML::Node> find_key(const YAML::Node& map, const std::string& key);
+
 // file:line:col from a yaml-cpp mark (0-based, negative when the node was
 // built by a program rather than parsed).
 Diagnostic diagnostic_at(const std::string& file, const YAML::Mark& mark, std::string path, std::string message);

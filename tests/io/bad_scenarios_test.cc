@@ -105,6 +105,9 @@ const BadCase kBadCases[] = {
     {"region_without_zones",
      "tests/data/scenarios/bad/region_without_zones.yaml:12:16: spec.topology.regions[1].zones: expected at least "
      "one zone, got none"},
+    {"service_defaults_bad_value",
+     "tests/data/scenarios/bad/service_defaults_bad_value.yaml:14:19: spec.topology.serviceDefaults.queueLimit: "
+     "expected an unsigned integer, got \"-1\""},
     {"topology_file_error",
      "tests/data/topologies/broken_rtt.yaml:16:12: spec.links[0].rtt: expected a duration with a unit, e.g. "
      "\"28ms\", got \"80\""},

@@ -140,7 +140,7 @@ TEST(Overrides, PathsThatCannotBeFollowed) {
 TEST(Overrides, BadSyntax) {
   const std::string expected_path =
       "expected path=value with a path like spec.timeline[0].at, spec.timeline[name].at, "
-      "spec.topology.services[*].concurrency or spec.topology.services[labels.tier=backend].concurrency, got ";
+      "spec.topology.services[*].concurrency or spec.topology.services[server=eventLoop].maxInFlight, got ";
   EXPECT_EQ(load_error(kMinimal, {"spec.seed"}), "--set spec.seed: expected path=value, got \"spec.seed\"");
   EXPECT_EQ(load_error(kMinimal, {"=5"}), "--set =5: expected path=value, got \"=5\"");
   EXPECT_EQ(load_error(kMinimal, {"spec..seed=1"}), "--set spec..seed=1: " + expected_path + "\"spec..seed=1\"");
