@@ -457,7 +457,7 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
       Branch routes;
       for (const CallRoute& r : c.destinations()) {
         if (r.share > 0) {
-          const double callee = std::max(0.0, t[r.target] + to_seconds(c.callee_time_delta));
+          const double callee = std::max(0.0, t[r.target] + to_seconds(c.callee_time_delta + r.callee_time_delta));
           routes.push_back(Route{to_seconds(r.network_rtt), callee, pass[r.target], r.share});
         }
       }
@@ -477,7 +477,8 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
         for (const CallRoute& r : c.destinations()) {
           if (r.share > 0) {
             total += c.count * r.share *
-                     (to_seconds(r.network_rtt) + pass[r.target] * (t[r.target] + to_seconds(c.callee_time_delta)));
+                     (to_seconds(r.network_rtt) +
+                      pass[r.target] * (t[r.target] + to_seconds(c.callee_time_delta + r.callee_time_delta)));
           }
         }
       }
@@ -619,7 +620,9 @@ CapacityReport check_capacity(const CallGraph& graph, std::span<const Station> s
             if (c.count <= 0) continue;
             for (const CallRoute& r : c.destinations()) {
               if (r.share <= 0) continue;
-              base(k) += c.count * r.share * (to_seconds(r.network_rtt) + pass[r.target] * to_seconds(c.callee_time_delta));
+              base(k) += c.count * r.share *
+                         (to_seconds(r.network_rtt) +
+                          pass[r.target] * to_seconds(c.callee_time_delta + r.callee_time_delta));
               triplets.emplace_back(k, static_cast<Eigen::Index>(local[r.target]), -c.count * r.share * pass[r.target]);
             }
           }

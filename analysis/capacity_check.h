@@ -113,6 +113,9 @@ struct CallRoute {
   std::size_t target = 0;
   double share = 1;        // probability that one call takes this route
   Duration network_rtt{};  // mean round trip to the target and back
+  // Added to the target's end-to-end time on this route, on top of the call's callee_time_delta: the called
+  // operation's own response at this target less the target's mixture (analysis/operation_latency.h).
+  Duration callee_time_delta{};
 };
 
 struct Call {

@@ -12,6 +12,7 @@
 #include "analysis/capacity_check.h"
 #include "analysis/database_calls.h"
 #include "analysis/expected_network_delay.h"
+#include "analysis/operation_latency.h"
 #include "analysis/population_routing.h"
 #include "analysis/queueing.h"
 #include "analysis/zone_routing.h"
@@ -220,6 +221,11 @@ class CaseModel {
         // Thread per request holds its worker through the calls; an event loop's thread only computes.
         station.holds_worker = !c.event_loop();
         stations_.push_back(station);
+        // A call to one of its operations starts at that operation's own service time less the mixture's;
+        // update_operation_deltas() moves it to the operation's own response less the station's.
+        callee_delta_.emplace_back();
+        for (const Duration mean : operation_means_[s]) callee_delta_.back().push_back(mean - d.mean_service);
+        any_operations_ = any_operations_ || !operation_means_[s].empty();
       }
     }
     add_pools();
@@ -235,11 +241,13 @@ class CaseModel {
       build();
       // The rows use no visit counts: skip their solve per entry point.
       report = check_capacity(graph_, stations_, external_, CapacityOptions{.visits = false});
-      if (!report.ok() || (!any_affinity_ && pools_.empty())) break;
+      if (!report.ok() || (!any_affinity_ && pools_.empty() && !any_operations_)) break;
       double change = any_affinity_ ? update_spills(report, damp) : 0.0;
       // The pools' validation pings depend on their borrow rates (a second
       // unknown of the same fixed point, settled in the same rounds).
       change = std::max(change, update_pools(&report));
+      // And a call to an operation waits for that operation's own response, which depends on the waits.
+      if (any_operations_) change = std::max(change, update_operation_deltas(report, damp));
       if (change < kSpillTolerance) break;
       if (change > 0.9 * previous_change) damp = true;
       previous_change = change;
@@ -250,7 +258,7 @@ class CaseModel {
         std::snprintf(text, sizeof text, " did not converge in %d rounds (still moving by %.3g)", kMaxSpillRounds,
                       change);
         report.status = TrafficStatus::kNotConverged;
-        report.error = "zone affinity spill-over and pool validation" + std::string(text);
+        report.error = "zone affinity spill-over, pool validation and operations' response times" + std::string(text);
         break;
       }
     }
@@ -263,6 +271,7 @@ class CaseModel {
     station_rows(report, target, out);
     pool_rows(report, target, out);
     population_rows(report, out);
+    operation_rows(report, out);
     return out;
   }
 
@@ -448,6 +457,7 @@ class CaseModel {
   // The station network with the current spill probabilities.
   void build() {
     graph_ = CallGraph{};
+    origins_.assign(nodes_.size(), {});
     notes_.clear();
     local_tries_.clear();
     for (std::size_t node = 0; node < nodes_.size(); ++node) graph_.add_node(node_name(node));
@@ -490,22 +500,26 @@ class CaseModel {
     const DeployedService& caller = services_[s];
     const ZoneIndex from = caller.zones[z];
     std::vector<Call> group;
+    // Per call of the group, the operation it asks of its target (operation_rows()).
+    CallGroupOrigin origin;
     bool parallel = false;
-    double group_share = 1.0;
     auto flush = [&] {
       if (group.empty()) return;
       if (parallel) {
-        graph_.add_parallel(node, std::move(group), group_share);
+        graph_.add_parallel(node, std::move(group), origin.share);
       } else {
         graph_.add_sequential(node, std::move(group));
       }
       group.clear();
+      origins_[node].push_back(origin);
+      origin.callee_operations.clear();
     };
     for (std::size_t op = 0; op < caller.config->operation_count(); ++op) {
       const double share = shares_[s][op];
       if (share <= 0) continue;
       flush();  // an operation's groups are its own
-      group_share = share;
+      origin.operation = op;
+      origin.share = share;
       for (const CallConfig& call : caller.config->calls_of(op)) {
         if (call.parallel != parallel) {
           flush();
@@ -515,7 +529,9 @@ class CaseModel {
         // In a parallel group every call is made, count times, on the group's share of the requests.
         const double count = call.parallel ? call.count : made;
         if (!call.database.empty()) {
+          const std::size_t before = group.size();
           add_database_call(node, call, count, group);
+          if (group.size() > before) origin.callee_operations.push_back(CallGroupOrigin::kNoOperation);
           continue;
         }
         const std::size_t c = service_index(call.service);
@@ -523,11 +539,7 @@ class CaseModel {
         const TrafficSplit split = sidecar_split(callee, from);  // zone_split unless through sidecars
         Call routed;
         routed.count = count;
-        if (!callee.config->operations.empty()) {
-          // The called operation's own service time, against the callee station's mixture mean.
-          const std::size_t k = callee.config->operation_index(call.operation).value_or(0);
-          routed.callee_time_delta = operation_means_[c][k] - callee.mean_service;
-        }
+        const std::size_t k = callee.config->operation_index(call.operation).value_or(0);
         for (std::size_t cz = 0; cz < split.share.size(); ++cz) {
           if (split.share[cz] <= 0) continue;
           const std::size_t target = node_of_[c][cz];
@@ -538,7 +550,9 @@ class CaseModel {
             routed.routes.push_back(CallRoute{target, 0.0, Duration::zero()});
             continue;
           }
-          routed.routes.push_back(CallRoute{target, split.share[cz], *rtt});
+          // The called operation's own response at the target, against the target's end-to-end time.
+          const Duration delta = callee_delta_[target].empty() ? Duration::zero() : callee_delta_[target][k];
+          routed.routes.push_back(CallRoute{target, split.share[cz], *rtt, delta});
           if (split.tried_local[cz] > 0) local_tries_.push_back(LocalTry{node, target, made * split.tried_local[cz]});
         }
         if (routed.routes.empty()) {
@@ -548,9 +562,46 @@ class CaseModel {
           continue;
         }
         group.push_back(std::move(routed));
+        origin.callee_operations.push_back(k);
       }
     }
     flush();
+  }
+
+  // Per service node, each operation's mean own service time (a service without operations: its one), for
+  // OperationLatency.
+  std::vector<std::vector<Duration>> operation_service() const {
+    std::vector<std::vector<Duration>> service(stations_.size());
+    for (std::size_t node = 0; node < nodes_.size(); ++node) {
+      const std::size_t s = nodes_[node].first;
+      service[node] =
+          operation_means_[s].empty() ? std::vector<Duration>{services_[s].mean_service} : operation_means_[s];
+    }
+    return service;
+  }
+
+  // One round of the operations' fixed point: a call to operation k of node j adds R(j, k) - T_j to j's
+  // end-to-end time T_j, R being the operation's own response with its own calls (OperationLatency) on this
+  // round's solution. Kept where either is unbounded. Returns the largest change relative to R; a change within
+  // the formulas' nanosecond rounding counts as none.
+  double update_operation_deltas(const CapacityReport& report, bool damp) {
+    OperationLatency latency(graph_, report, stations_, origins_, operation_service());
+    double change = 0;
+    for (std::size_t node = 0; node < nodes_.size(); ++node) {
+      const auto& t = report.nodes[node].end_to_end;
+      if (!t) continue;
+      for (std::size_t k = 0; k < callee_delta_[node].size(); ++k) {
+        const double r = latency.response_s(node, k);
+        if (!std::isfinite(r)) continue;
+        double next = r - to_seconds(*t);
+        Duration& delta = callee_delta_[node][k];
+        if (damp) next = 0.5 * (to_seconds(delta) + next);
+        const double moved = std::abs(next - to_seconds(delta));
+        if (moved > 2e-9) change = std::max(change, moved / std::max(r, 1e-9));
+        delta = Duration{std::llround(next * 1e9)};
+      }
+    }
+    return change;
   }
 
   // Calls f(call, share) for every call of every operation of service s that gets requests, share being the
@@ -699,6 +750,39 @@ class CaseModel {
     }
   }
 
+  // Mean end to end of population p's requests served, given the response in seconds of a request accepted at
+  // each of its entry service's nodes: network both ways to the entry zone (handshakes first) and that response,
+  // weighted by the zones' shares and acceptance. Unbounded when a zone it uses has no finite response; none when
+  // nothing is served or the case has no solution.
+  template <class Response>
+  MeanTime served_latency(const CapacityReport& report, std::size_t p, Response&& response) {
+    if (!report.ok()) return {};
+    const ClientPopulationConfig& pop = load_[p];
+    const std::size_t entry = service_index(pop.service);
+    const TrafficSplit split = split_of(p, entry);
+    const auto from = population_zone(pop, topology_);
+    double weighted = 0, weight = 0;
+    for (std::size_t z = 0; z < split.share.size(); ++z) {
+      if (split.share[z] <= 0) continue;
+      Duration network{};
+      if (from) {
+        const auto rtt = round_trip(*from, services_[entry].zones[z]);
+        if (!rtt) continue;
+        // The connection's handshake round trips come before the request's own.
+        network = *rtt * (1 + static_cast<std::int64_t>(pop.handshake_round_trips));
+      }
+      const std::size_t node = node_of_[entry][z];
+      const double answer = response(node);
+      if (std::isinf(answer)) return MeanTime::unbounded();
+      const NodeCapacity& n = report.nodes[node];
+      const double accepted = split.share[z] * (n.queue ? 1.0 - n.queue->blocking_probability : 1.0);
+      weighted += accepted * (to_seconds(network) + answer);
+      weight += accepted;
+    }
+    if (weight <= 0) return {};
+    return Duration{static_cast<std::int64_t>(std::llround(weighted / weight * 1e9))};
+  }
+
   void population_rows(const CapacityReport& report, FailureCase& out) {
     for (std::size_t p = 0; p < load_.size(); ++p) {
       const ClientPopulationConfig& pop = load_[p];
@@ -707,37 +791,35 @@ class CaseModel {
       row.rate_per_s = peak_rate(pop.load).per_second;
       row.unserved_rate_per_s = unserved_[p];
       if (row.unserved_rate_per_s > 0) out.overloaded = true;
-      const std::size_t entry = service_index(pop.service);
-      const TrafficSplit split = split_of(p, entry);
-      const auto from = population_zone(pop, topology_);
-      // Mean over the requests served: weighted by share and acceptance.
-      double weighted = 0, weight = 0;
-      const bool known = report.ok();
-      bool unbounded = false;
-      for (std::size_t z = 0; z < split.share.size() && known && !unbounded; ++z) {
-        if (split.share[z] <= 0) continue;
-        Duration network{};
-        if (from) {
-          const auto rtt = round_trip(*from, services_[entry].zones[z]);
-          if (!rtt) continue;
-          // The connection's handshake round trips come before the request's own.
-          network = *rtt * (1 + static_cast<std::int64_t>(pop.handshake_round_trips));
-        }
-        const NodeCapacity& n = report.nodes[node_of_[entry][z]];
-        if (!n.end_to_end) {
-          unbounded = true;
-          break;
-        }
-        const double accepted = split.share[z] * (n.queue ? 1.0 - n.queue->blocking_probability : 1.0);
-        weighted += accepted * (to_seconds(network) + to_seconds(*n.end_to_end));
-        weight += accepted;
-      }
-      if (known && unbounded) {
-        row.mean_latency = MeanTime::unbounded();
-      } else if (known && weight > 0) {
-        row.mean_latency = Duration{static_cast<std::int64_t>(std::llround(weighted / weight * 1e9))};
-      }
+      row.mean_latency = served_latency(report, p, [&](std::size_t node) {
+        const auto& t = report.nodes[node].end_to_end;
+        return t ? to_seconds(*t) : kInf;
+      });
       out.populations.push_back(row);
+    }
+  }
+
+  // Per population with a mix of operations, each operation's rate and mean latency.
+  void operation_rows(const CapacityReport& report, FailureCase& out) {
+    std::optional<OperationLatency> latency;
+    if (report.ok()) latency.emplace(graph_, report, stations_, origins_, operation_service());
+    for (std::size_t p = 0; p < load_.size(); ++p) {
+      const ClientPopulationConfig& pop = load_[p];
+      if (pop.operations.empty()) continue;
+      const ServiceConfig& entry = *services_[service_index(pop.service)].config;
+      double total = 0;
+      for (const OperationShareConfig& op : pop.operations) total += op.weight;
+      for (const OperationShareConfig& op : pop.operations) {
+        OperationRow row;
+        row.population = pop.name;
+        row.operation = op.name;
+        row.rate_per_s = peak_rate(pop.load).per_second * op.weight / total;
+        const std::size_t k = entry.operation_index(op.name).value_or(0);
+        if (latency) {
+          row.mean_latency = served_latency(report, p, [&](std::size_t node) { return latency->response_s(node, k); });
+        }
+        out.operations.push_back(row);
+      }
     }
   }
 
@@ -766,6 +848,10 @@ class CaseModel {
   std::vector<Rate> external_;
   std::vector<double> local_external_;  // per node: population rate offered there first (zone affinity)
   std::vector<LocalTry> local_tries_;
+  std::vector<std::vector<CallGroupOrigin>> origins_;  // per service node: where its call groups came from
+  // Per service node with operations, per operation: what a call to it adds to the node's end-to-end time.
+  std::vector<std::vector<Duration>> callee_delta_;
+  bool any_operations_ = false;
   std::vector<double> unserved_;        // per population
   std::vector<std::string> notes_;
 };

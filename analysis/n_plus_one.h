@@ -21,8 +21,11 @@
 //   (operation_shares, the same in every case and zone). Its mean service
 //   time is the mixture's; each operation's calls are made on its share (a
 //   sequential call's count scaled, a parallel group weighted), and a call
-//   to one operation pays that operation's own service time (Call::
-//   callee_time_delta) but the callee's mixture of call times. An event-loop
+//   to one operation waits for that operation's own response: the callee's
+//   wait, the operation's service time and its own calls, followed down the
+//   graph (analysis/operation_latency.h; CallRoute::callee_time_delta,
+//   iterated with the waits to a fixed point). The same gives a row per
+//   population and operation of its mix (OperationRow). An event-loop
 //   service (ServiceConfig::server) is a station whose threads the calls do
 //   not hold; its in-flight limit is checked by Little's law on the solution.
 // * A worker is held while its request's calls are out: its holding time is
@@ -184,6 +187,19 @@ struct PopulationRow {
   MeanTime mean_latency;
 };
 
+// A population's requests for one operation of its mix (populations that send
+// a mix of operations only).
+struct OperationRow {
+  std::string population;
+  std::string operation;
+  double rate_per_s = 0;  // the population's peak rate x the operation's weight
+  // End-to-end mean of its requests served: network both ways to the entry
+  // zone and the operation's own response there, its own calls followed down
+  // the graph (analysis/operation_latency.h). Unbounded when a station on its
+  // way has no finite response; none when nothing is served.
+  MeanTime mean_latency;
+};
+
 // A pod's connection pool towards a database (all pods of the service in
 // the zone alike): an M/M/c queue of borrowers with c = maximumPoolSize
 // connections, each held for the call's queries (analysis/database_calls.h).
@@ -210,6 +226,8 @@ struct FailureCase {
   std::string name;  // "steady", "zone eu-west-1a down", "region eu-west-1 down"
   std::vector<StationRow> stations;
   std::vector<PopulationRow> populations;
+  // Per population with a mix and operation of the mix, in the mix's order.
+  std::vector<OperationRow> operations;
   // Per service x database x zone; empty when no service queries a database.
   std::vector<PoolRow> pools;
   // Some station or pool over the target utilisation or unstable, some population

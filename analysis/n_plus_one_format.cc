@@ -141,6 +141,12 @@ std::string format_report(const NPlusOneReport& report) {
         out += line;
       }
       out += "\n";
+      for (const OperationRow& o : c.operations) {
+        if (o.population != p.population) continue;
+        std::snprintf(line, sizeof line, "    operation %-19s %10.1f/s  mean latency %s\n", o.operation.c_str(),
+                      o.rate_per_s, milliseconds(o.mean_latency).c_str());
+        out += line;
+      }
     }
     out += "\n";
   }
@@ -208,6 +214,14 @@ std::string format_report_json(const NPlusOneReport& report) {
       out += "\"population\": " + json_string(p.population) + ", \"rate_per_s\": " + json_number_rounded(p.rate_per_s) +
              ", \"unserved_rate_per_s\": " + json_number_rounded(p.unserved_rate_per_s) +
              ", \"mean_latency_s\": " + json_seconds(p.mean_latency) + "}";
+    }
+    out += "],\n     \"operations\": [";
+    for (std::size_t k = 0; k < c.operations.size(); ++k) {
+      const OperationRow& o = c.operations[k];
+      out += k ? ",\n      {" : "\n      {";
+      out += "\"population\": " + json_string(o.population) + ", \"operation\": " + json_string(o.operation) +
+             ", \"rate_per_s\": " + json_number_rounded(o.rate_per_s) +
+             ", \"mean_latency_s\": " + json_seconds(o.mean_latency) + "}";
     }
     out += "]}";
   }

@@ -61,6 +61,7 @@ _POOL_COLUMNS = (
     "overloaded",
 )
 _POPULATION_COLUMNS = ("case", "population", "rate_per_s", "unserved_rate_per_s", "mean_latency_s")
+_OPERATION_COLUMNS = ("case", "population", "operation", "rate_per_s", "mean_latency_s")
 _WORST_COLUMNS = (
     "service",
     "case",
@@ -201,6 +202,21 @@ class CapacityReport:
             for population in case["populations"]
         ]
         return _frame(rows, _POPULATION_COLUMNS)
+
+    @property
+    def operations(self) -> pd.DataFrame:
+        """One row per case, client population with a mix of operations, and
+        operation of its mix: ``rate_per_s`` (the population's peak x the
+        operation's weight), ``mean_latency_s`` (end to end, the operation's
+        own calls followed down the graph; inf when a station on its way is
+        unstable, NaN when nothing is served). Empty when no population sends
+        a mix."""
+        rows = [
+            {"case": case["name"], **operation}
+            for case in self._data["cases"]
+            for operation in case.get("operations", [])
+        ]
+        return _frame(rows, _OPERATION_COLUMNS)
 
     def worst(self) -> pd.DataFrame:
         """The compact view: one row per service (in the report's order), its

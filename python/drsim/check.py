@@ -11,6 +11,7 @@ simulation; analysis/n_plus_one.h explains the model)::
     report.worst()                                           # one row per service: its worst case
     report.stations                                          # one row per case, service, zone
     report.populations                                       # end-to-end latency per case
+    report.operations                                        # per population and operation of its mix
     report.pools                                             # connection pools (database calls)
     print(report)                                            # drsim check's text
 

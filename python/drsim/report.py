@@ -252,6 +252,8 @@ def _check_html(check: CapacityReport, title: str | None) -> str:
     if len(check.pools):
         sections.append(_section("Connection pools", _table(check.pools, css_class="pools"), "pools"))
     sections.append(_section("Populations", _table(check.populations, css_class="populations"), "populations"))
+    if len(check.operations):
+        sections.append(_section("Operations", _table(check.operations, css_class="operations"), "operations"))
     sections.append(_section("drsim check", f"<pre>{_esc(check.text)}</pre>", "text"))
     sections.append(_scenario_section(scenario.to_yaml()))
     return _page(name, meta, sections)

@@ -75,6 +75,10 @@ struct Simulated {
   double latency_s(const std::string& population) const {
     return weighted_mean("client.latency_mean_s", "client.succeeded", {{"population", population}});
   }
+  double operation_latency_s(const std::string& population, const std::string& operation) const {
+    return weighted_mean("operation.latency_mean_s", "operation.succeeded",
+                         {{"operation", operation}, {"population", population}});
+  }
   // A counter's total over every series of `metric` whose labels include
   // `labels` (e.g. client.failed of every cause).
   double total(const std::string& metric, const Labels& labels) const {
@@ -191,6 +195,14 @@ void expect_agreement(const FailureCase& predicted, const RunResult& run, int mi
     std::printf("  population %s: mean latency %.2f ms, simulated %.2f ms (%+.1f%%)\n", row.population.c_str(),
                 1e3 * expected, 1e3 * latency, 100 * (latency / expected - 1));
     EXPECT_NEAR(latency, expected, 0.10 * expected) << row.population;
+  }
+  for (const OperationRow& row : predicted.operations) {
+    ASSERT_TRUE(row.mean_latency) << row.population << " " << row.operation;
+    const double latency = simulated.operation_latency_s(row.population, row.operation);
+    const double expected = to_seconds(*row.mean_latency);
+    std::printf("  operation %s/%s: mean latency %.2f ms, simulated %.2f ms (%+.1f%%)\n", row.population.c_str(),
+                row.operation.c_str(), 1e3 * expected, 1e3 * latency, 100 * (latency / expected - 1));
+    EXPECT_NEAR(latency, expected, 0.10 * expected) << row.population << " " << row.operation;
   }
 }
 

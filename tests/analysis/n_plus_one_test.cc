@@ -751,6 +751,48 @@ TEST(NPlusOneOperations, AStationServesItsOperationsMixAndCallsOnTheirShares) {
   EXPECT_GT(holding, 0.015 + 0.75 * r);
   EXPECT_NEAR(row(steady, "front", "a").utilization, 40 * holding / 8, 1e-9);
   EXPECT_TRUE(steady.notes.empty());
+  // A row per operation of the mix: its rate, and its own latency. back's operations make no calls, so the rows
+  // weighted by the mix are the population's latency (self-consistency), and buy (30 ms, then three slow calls and
+  // a parallel pair) is the slower.
+  ASSERT_EQ(steady.operations.size(), 2u);
+  EXPECT_EQ(steady.operations[0].operation, "browse");
+  EXPECT_EQ(steady.operations[1].operation, "buy");
+  EXPECT_NEAR(steady.operations[0].rate_per_s, 30, 1e-9);
+  EXPECT_NEAR(steady.operations[1].rate_per_s, 10, 1e-9);
+  const double browse = steady.operations[0].mean_latency.seconds();
+  const double buy = steady.operations[1].mean_latency.seconds();
+  EXPECT_NEAR(0.75 * browse + 0.25 * buy, steady.populations[0].mean_latency.seconds(), 2e-9);
+  EXPECT_GT(buy, browse + 0.020 + 3 * 0.040);
+  const std::string text = format_report(report);
+  EXPECT_NE(text.find("operation browse"), std::string::npos) << text;
+  const std::string json = format_report_json(report);
+  EXPECT_NE(json.find("\"operations\": [\n      {\"population\": \"users\", \"operation\": \"browse\", \"rate_per_s\": 30"),
+            std::string::npos)
+      << json;
+}
+
+TEST(NPlusOneOperations, AnOperationWhoseCallsAvoidALostZoneIsStillAnswered) {
+  // front in zone a: "read" calls cache, "write" calls store; store's only pods are in region us, unreachable
+  // (no link). front is an event loop, so the writes that never return hold no thread: the population's mean is
+  // unbounded, read's is not. (A thread-per-request front would have every worker held for good: both unbounded.)
+  ServiceConfig front = service("front", {{"a", 1}}, 5ms, 8);
+  front.server = "eventLoop";
+  front.max_in_flight = 1000;
+  front.operations = {OperationConfig{"read", std::nullopt, std::vector<CallConfig>{CallConfig{"cache", 1, false}}},
+                      OperationConfig{"write", std::nullopt, std::vector<CallConfig>{CallConfig{"store", 1, false}}}};
+  ClientPopulationConfig mix = users(10);
+  mix.operations = {OperationShareConfig{"read", 9}, OperationShareConfig{"write", 1}};
+  const NPlusOneReport report = n_plus_one(
+      regions(false), {front, service("cache", {{"a", 1}}, 1ms), service("store", {{"d", 1}}, 1ms)}, {mix});
+  const FailureCase& steady = report.cases[0];
+  ASSERT_EQ(steady.operations.size(), 2u);
+  EXPECT_TRUE(steady.populations[0].mean_latency.is_unbounded());
+  EXPECT_TRUE(steady.operations[0].mean_latency.has_value());
+  EXPECT_TRUE(steady.operations[1].mean_latency.is_unbounded());
+  front.server = "workerPool";
+  const FailureCase held = n_plus_one(
+      regions(false), {front, service("cache", {{"a", 1}}, 1ms), service("store", {{"d", 1}}, 1ms)}, {mix}).cases[0];
+  EXPECT_TRUE(held.operations[0].mean_latency.is_unbounded());
 }
 
 TEST(NPlusOneServers, WhatTheCheckCannotAnswerYetIsRefusedNotGuessed) {

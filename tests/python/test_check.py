@@ -350,3 +350,61 @@ spec:
     assert over.utilization == pytest.approx(0.1875)
     assert over.overloaded
     assert "120% of its CPU limit 250m" in report.text
+
+
+def test_a_row_per_operation_of_a_populations_mix() -> None:
+    # 40 rps: 3 browse (1 ms, then catalog once) to 1 buy (5 ms, then catalog's slow 20 ms operation twice).
+    # catalog's operations make no calls, so the rows weighted by the mix are the population's mean
+    # (self-consistency); buy waits for two slow answers, browse for one quick one.
+    report = drsim.check(drsim.load_text("""\
+apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata: {name: mix}
+spec:
+  duration: 1m
+  topology:
+    regions: [{name: r, zones: [{name: a}]}]
+    services:
+      - name: web
+        concurrency: 16
+        serviceTime: {kind: exponential, mean: 1ms}
+        replicas: [{zone: a, replicas: 1}]
+        operations:
+          - {name: browse, calls: [{service: catalog}]}
+          - name: buy
+            serviceTime: {kind: exponential, mean: 5ms}
+            calls: [{service: catalog, operation: slow, count: 2}]
+      - name: catalog
+        concurrency: 8
+        serviceTime: {kind: exponential, mean: 2ms}
+        replicas: [{zone: a, replicas: 1}]
+        operations:
+          - {name: slow, serviceTime: {kind: exponential, mean: 20ms}}
+  load:
+    - name: users
+      service: web
+      load: {kind: constant, rate: 40rps}
+      operations: [{name: browse, weight: 3}, {name: buy, weight: 1}]
+"""))
+    ops = report.operations.query("case == 'steady'").set_index("operation")
+    assert list(ops.index) == ["browse", "buy"]
+    assert ops.rate_per_s.tolist() == pytest.approx([30.0, 10.0])
+    population = report.populations.query("case == 'steady'").iloc[0]
+    assert 0.75 * ops.mean_latency_s["browse"] + 0.25 * ops.mean_latency_s["buy"] == pytest.approx(
+        population.mean_latency_s, rel=1e-6)
+    # (The JSON's seconds are rounded: buy's waits on top of its 45 ms of service may not show.)
+    assert ops.mean_latency_s["buy"] >= 0.045 - 1e-9
+    assert ops.mean_latency_s["browse"] < 0.005
+    assert "operation buy" in report.text
+    # A population without a mix has no rows.
+    assert drsim.check(drsim.load_text("""\
+apiVersion: drsim/v1alpha1
+kind: Scenario
+metadata: {name: plain}
+spec:
+  duration: 1m
+  topology:
+    regions: [{name: r, zones: [{name: a}]}]
+    services: [{name: web, serviceTime: {kind: exponential, mean: 1ms}, replicas: [{zone: a, replicas: 1}]}]
+  load: [{name: users, service: web, load: {kind: constant, rate: 1rps}}]
+""")).operations.empty
