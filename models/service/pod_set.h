@@ -178,6 +178,19 @@ class PodSet {
     count(pod, +1);
     refresh_cpu_rate(pod);
   }
+  // The same for a change of the pod's work only (busy, computing, cpu_demand), the hot path: up, present,
+  // terminating, ready and listed stay, so of its zone's counts only the idle routable workers follow its busy
+  // count, without taking the pod out of the counts and back.
+  template <class Edit>
+  void change_work(std::size_t p, std::int64_t now_ns, Edit&& edit) {
+    ServicePod& pod = pods_[p];
+    pod.accrue(now_ns);
+    const std::uint32_t busy_before = pod.busy;
+    edit(pod);
+    // Unsigned arithmetic wraps: adding before - after is subtracting the change, either way.
+    if (pod.routable()) zones_[pod.zone].idle_routable_workers += busy_before - pod.busy;
+    refresh_cpu_rate(pod);
+  }
   // After a change of the pod's running state or its requests' CPU demand (its use integrals at now): the rate
   // it runs at is what it asks for, unless its CPU can be held back (cpu_held: Service's PodCpuClock sets it).
   void refresh_cpu_rate(ServicePod& pod) const {

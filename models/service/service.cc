@@ -85,8 +85,7 @@ std::optional<CfsBandwidth> Service::new_pod_quota() const {
   return CfsBandwidth(config_.cpu.limit->millicores, to_ns(config_.cpu.quota_period), clock_ns());
 }
 
-void Service::retune_cpu(std::size_t p) {
-  if (!pods_.cpu_held()) return;
+void Service::retune_held_cpu(std::size_t p) {
   ServicePod& pod = pods_.pod(p);
   PodCpuClock& clock = *cpu_clocks_[p];
   const std::int64_t t = clock_ns();
@@ -758,10 +757,11 @@ void Service::on_query_done(std::uint64_t token, const QueryResult& result) {
 void Service::work_done(std::size_t p, std::size_t slot) {
   ServicePod& pod = pods_.pod(p);
   WorkerSlot& s = pod.slots[slot];
-  pod.accrue(to_ns(now()));
-  --pod.computing;  // the worker now waits on its calls, or ends
-  pod.cpu_demand -= s.cpu_millicores;
-  pods_.refresh_cpu_rate(pod);
+  const std::uint32_t cpu = s.cpu_millicores;
+  change_pod_work(p, [cpu](ServicePod& done) {
+    --done.computing;  // the worker now waits on its calls, or ends
+    done.cpu_demand -= cpu;
+  });
   s.work = EventId{};
   s.in_work = false;
   retune_cpu(p);

@@ -278,7 +278,7 @@ class Service : public Component,
   // callers may pick it: the hot path skips the endpoints check.
   template <class Change>
   void change_pod_work(std::size_t pod, Change&& change) {
-    pods_.change(pod, clock_ns(), std::forward<Change>(change));
+    pods_.change_work(pod, clock_ns(), std::forward<Change>(change));
   }
   // Before attach (pods built by the constructor) there is no clock: 0.
   bool attached() const { return meter_.attached(); }
@@ -299,8 +299,11 @@ class Service : public Component,
   void work_done(std::size_t pod, std::size_t slot);
   // Pods whose CPU can be held back (PodSet::cpu_held): after the pod's CPU demand or running state changed,
   // or its clock's own next change came, its clock is retuned; when its speed changed, the ends of its
-  // requests' own work move with it.
-  void retune_cpu(std::size_t pod);
+  // requests' own work move with it. Inline: most services' CPU is never held, and the hot path pays a test.
+  void retune_cpu(std::size_t pod) {
+    if (pods_.cpu_held()) retune_held_cpu(pod);
+  }
+  void retune_held_cpu(std::size_t pod);
   // Every present pod's clock accounted up to now (for the window's and the run's throttling figures).
   void bring_cpu_clocks_to_now();
   // The CFS bandwidth a new pod starts with (its limit), if any.

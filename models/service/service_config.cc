@@ -230,11 +230,6 @@ std::int64_t ServiceConfig::cpu_peak_millicores() const {
   return cpu.idle.millicores + static_cast<std::int64_t>(concurrency) * most;
 }
 
-bool ServiceConfig::has_cpu_time() const {
-  return cpu_time || std::any_of(operations.begin(), operations.end(),
-                                 [](const OperationConfig& op) { return op.cpu_time.has_value(); });
-}
-
 CpuQuantity ServiceConfig::cpu_request() const {
   if (cpu.request) return *cpu.request;
   if (cpu.limit) return *cpu.limit;  // Kubernetes defaults a missing request to the limit

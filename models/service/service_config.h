@@ -210,8 +210,6 @@ struct ServiceConfig {
   // The most a pod can ask for at once: idle plus every worker (worker pool) or thread (event loop) computing
   // the operation that asks for most. Above cpu_request(), its pods can burst into their node's spare cores.
   std::int64_t cpu_peak_millicores() const;
-  // Whether any operation gives its own CPU time (else every request computes at cpu.perWorker).
-  bool has_cpu_time() const;
 
   bool event_loop() const { return server == "eventLoop"; }
   // Requests one pod holds at once, computing or waiting on calls: its worker slots.

@@ -227,12 +227,7 @@ void ClientPopulation::arrive() {
   ++offered_;
   ++in_flight_;
   metrics_->add(offered_counter_, t);
-  if (!operations_.empty()) {
-    slot.mix = draw_operation();
-    OperationStats& op = operations_[slot.mix];
-    ++op.offered;
-    metrics_->add(op.offered_counter, t);
-  }
+  if (!operations_.empty()) operation_offered(slot, t);
   metrics_->set(in_flight_gauge_, t, static_cast<double>(in_flight_));
   if (budget_) budget_->deposit(t);
   if (config_.timeout) {
@@ -386,12 +381,28 @@ void ClientPopulation::attempt_failed(std::uint32_t index, AttemptFailure failur
 void ClientPopulation::fail(std::uint32_t index, Cause cause) {
   ++failed_[static_cast<std::size_t>(cause)];
   metrics_->add(failed_counters_[static_cast<std::size_t>(cause)], now());
-  if (!operations_.empty()) {
-    OperationStats& op = operations_[slots_[index].mix];
-    ++op.failed[static_cast<std::size_t>(cause)];
-    metrics_->add(op.failed_counters[static_cast<std::size_t>(cause)], now());
-  }
+  if (!operations_.empty()) operation_failed(slots_[index], cause, now());
   release(index);
+}
+
+void ClientPopulation::operation_offered(Slot& slot, SimTime t) {
+  slot.mix = draw_operation();
+  OperationStats& op = operations_[slot.mix];
+  ++op.offered;
+  metrics_->add(op.offered_counter, t);
+}
+
+void ClientPopulation::operation_succeeded(const Slot& slot, SimTime t) {
+  OperationStats& op = operations_[slot.mix];
+  ++op.succeeded;
+  metrics_->add(op.succeeded_counter, t);
+  metrics_->observe(op.latency, t, t - slot.started);
+}
+
+void ClientPopulation::operation_failed(const Slot& slot, Cause cause, SimTime t) {
+  OperationStats& op = operations_[slot.mix];
+  ++op.failed[static_cast<std::size_t>(cause)];
+  metrics_->add(op.failed_counters[static_cast<std::size_t>(cause)], t);
 }
 
 void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
@@ -410,12 +421,7 @@ void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
     ++succeeded_;
     metrics_->add(succeeded_counter_, t);
     metrics_->observe(latency_, t, t - slot.started);
-    if (!operations_.empty()) {
-      OperationStats& op = operations_[slot.mix];
-      ++op.succeeded;
-      metrics_->add(op.succeeded_counter, t);
-      metrics_->observe(op.latency, t, t - slot.started);
-    }
+    if (!operations_.empty()) operation_succeeded(slot, t);
     release(index);
     return;
   }

@@ -194,6 +194,11 @@ class ClientPopulation : public Component, public JobOwner {
   };
   // The entry of the mix a new request asks for.
   std::uint16_t draw_operation();
+  // A request of the mix offered, succeeded (after `latency`) or failed: its operation's counts. Kept out of
+  // line (noinline) so that a population without a mix keeps its own counting inlined on the hot path.
+  [[gnu::noinline]] void operation_offered(Slot& slot, SimTime t);
+  [[gnu::noinline]] void operation_succeeded(const Slot& slot, SimTime t);
+  [[gnu::noinline]] void operation_failed(const Slot& slot, Cause cause, SimTime t);
 
   void arrive();
   void schedule_next_arrival();

@@ -11,6 +11,7 @@
 #include "sim/simulation.h"
 #include "tests/traffic/served_times.h"
 #include "tests/drills/run_text.h"
+#include "tests/traffic/kpi_lookup.h"
 #include "tests/io/test_support.h"
 
 namespace drsim {
@@ -220,13 +221,9 @@ spec:
 )";
 }
 
+// The run's KPI (tests/traffic/kpi_lookup.h).
 double kpi(const RunResult& run, std::string_view name, const Labels& labels) {
-  const auto* k = run.recorder().find_kpi(name, labels);
-  if (k == nullptr) {
-    ADD_FAILURE() << "no KPI " << name;
-    return -1;
-  }
-  return k->value;
+  return test_support::kpi(run.recorder(), name, labels);
 }
 
 TEST(CpuLimit, ReportsUseAgainstRequestAndLimitAndTheThrottledShare) {

@@ -6,6 +6,7 @@
 
 #include "tests/io/test_support.h"
 #include "tests/drills/run_text.h"
+#include "tests/traffic/kpi_lookup.h"
 
 namespace drsim {
 namespace {
@@ -45,13 +46,9 @@ spec:
 )";
 }
 
+// The run's KPI (tests/traffic/kpi_lookup.h).
 double kpi(const RunResult& run, std::string_view name, const Labels& labels) {
-  const auto* k = run.recorder().find_kpi(name, labels);
-  if (k == nullptr) {
-    ADD_FAILURE() << "no KPI " << name;
-    return -1;
-  }
-  return k->value;
+  return test_support::kpi(run.recorder(), name, labels);
 }
 
 const Labels kUsers{{"population", "users"}};

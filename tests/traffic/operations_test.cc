@@ -8,6 +8,7 @@
 
 #include "tests/io/test_support.h"
 #include "tests/drills/run_text.h"
+#include "tests/traffic/kpi_lookup.h"
 #include "io/objective_evaluation.h"
 
 namespace drsim {
@@ -89,14 +90,7 @@ double series_total(const Recorder& rec, std::string_view metric, const Labels& 
   return 0;
 }
 
-double kpi(const Recorder& rec, std::string_view name, const Labels& labels) {
-  const auto* k = rec.find_kpi(name, labels);
-  if (k == nullptr) {
-    ADD_FAILURE() << "no KPI " << name;
-    return NAN;
-  }
-  return k->value;
-}
+using test_support::kpi;
 
 Labels op(const std::string& name) { return {{"operation", name}, {"population", "users"}}; }
 
