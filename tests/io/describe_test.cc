@@ -104,7 +104,7 @@ namespace {
 TEST(DescribeWorkload, ListsServerModelsOperationsAndTheMix) {
   const Scenario s = load_scenario_file("scenarios/online_boutique_zone_loss.yaml");
   const std::string text = describe(s);
-  EXPECT_NE(text.find("  service frontend: 3 pods in 3 zones, event loop of 2 threads, maxInFlight 1000, queueLimit "
+  EXPECT_NE(text.find("  service frontend: 3 pods in 3 zones, event loop of 2 threads, maxInFlight 100000, queueLimit "
                       "unbounded"),
             std::string::npos)
       << text;
