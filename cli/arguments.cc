@@ -1,5 +1,6 @@
 #include "cli/arguments.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "io/value_codecs.h"
@@ -23,6 +24,12 @@ commands:
                   policy degradation: with ZONE failed, what the service's
                   deployment policy places of the scale-out and which candidate
                   policies would place it all (split and headroom per zone)
+  import kubernetes PATH... [--zones A,B,C] [--out FILE]
+                  a scenario from Kubernetes manifests (files or directories of
+                  .yaml/.yml/.json, as kubectl get -o yaml or helm template
+                  writes them): services, deployments, HPAs and node pools,
+                  commented with where each value came from; what is not
+                  modelled is listed on stderr (docs/import.md)
   docs            print the scenario format reference (--format markdown|schema),
                   or the event kinds as JSON (--format event-kinds)
   report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
@@ -49,6 +56,15 @@ options for recommend-policy:
                      deployment:policy does: the failed zone's pods move)
                      rather than as a scale-out keeping them where they are
   --json             print the advice as JSON
+options for import kubernetes:
+  --zones A,B,C      the cluster's zones (default: the Node objects' zone labels)
+  --region NAME      the region they are in (default: region-1)
+  --namespace NS     only the objects of namespace NS (default: all)
+  --name NAME        the scenario's name (default: imported)
+  --metric FROM=TO   read the HPAs' Pods/Object metric FROM as drsim's TO
+                     (requests_per_second, latency, queue_length, in_flight);
+                     repeatable
+  --out FILE         write the scenario there (default: stdout)
 options for run:
   --seed N           run seed (default: spec.seed)
   --until DURATION   simulated time to run, e.g. 2h (default: spec.duration)
@@ -90,6 +106,62 @@ std::uint32_t parse_replicas(const std::string& text) {
   return value;
 }
 
+// Options take their value as the next word or after '=': --zones a,b or --zones=a,b.
+Arguments parse_import(const std::vector<std::string>& argv) {
+  Arguments args;
+  args.command = "import";
+  std::size_t i = 1;
+  if (i >= argv.size()) throw UsageError("import: missing what to import (kubernetes)");
+  args.import_kind = argv[i++];
+  if (args.import_kind != "kubernetes") {
+    throw UsageError("import: expected kubernetes, got \"" + args.import_kind + "\"");
+  }
+  auto value_of = [&](const std::string& word, const std::string& name) -> std::string {
+    if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
+    if (i >= argv.size()) throw UsageError(name + ": missing value");
+    return argv[i++];
+  };
+  auto is = [](const std::string& word, const std::string& name) {
+    return word == name || (word.rfind(name + "=", 0) == 0);
+  };
+  while (i < argv.size()) {
+    const std::string word = argv[i++];
+    if (is(word, "--zones")) {
+      const std::string list = value_of(word, "--zones");
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string zone = list.substr(start, comma - start);
+        if (zone.empty()) throw UsageError("--zones: expected zone names separated by commas, got \"" + list + "\"");
+        args.zones.push_back(zone);
+        start = comma + 1;
+      }
+    } else if (is(word, "--region")) {
+      args.region = value_of(word, "--region");
+    } else if (is(word, "--namespace")) {
+      args.namespace_name = value_of(word, "--namespace");
+    } else if (is(word, "--name")) {
+      args.name = value_of(word, "--name");
+    } else if (is(word, "--metric")) {
+      const std::string pair = value_of(word, "--metric");
+      const std::size_t eq = pair.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) {
+        throw UsageError("--metric: expected FROM=TO, e.g. http_requests_per_second=requests_per_second, got \"" +
+                         pair + "\"");
+      }
+      args.metric_names.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    } else if (is(word, "--out")) {
+      args.out_file = value_of(word, "--out");
+    } else if (!word.empty() && word[0] == '-') {
+      throw UsageError("unknown option \"" + word + "\" for import");
+    } else {
+      args.inputs.push_back(word);
+    }
+  }
+  if (args.inputs.empty()) throw UsageError("import kubernetes: missing manifest files or directories");
+  return args;
+}
+
 }  // namespace
 
 Arguments parse_arguments(const std::vector<std::string>& argv) {
@@ -105,6 +177,7 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
     args.command = "help";
     return args;
   }
+  if (first == "import") return parse_import(argv);
   if (first != "run" && first != "validate" && first != "describe" && first != "check" && first != "docs" &&
       first != "recommend-policy") {
     throw UsageError("unknown command \"" + first + "\"");
@@ -135,7 +208,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
       } catch (const UnitError& e) {
         throw UsageError(std::string("--until: ") + e.what());
       }
-      if (*args.until <= Duration::zero()) throw UsageError("--until: expected a positive duration, got \"" + text + "\"");
+      if (*args.until <= Duration::zero())
+        throw UsageError("--until: expected a positive duration, got \"" + text + "\"");
       if (*args.until > kLongestScenarioTime) {
         throw UsageError("--until: expected a duration of at most " + format_duration(kLongestScenarioTime) +
                          ", got \"" + text + "\"");
@@ -153,7 +227,8 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
       } catch (const UnitError& e) {
         throw UsageError(std::string("--target: ") + e.what());
       }
-      if (args.utilization_target <= 0) throw UsageError("--target: expected a positive percentage, got \"" + text + "\"");
+      if (args.utilization_target <= 0)
+        throw UsageError("--target: expected a positive percentage, got \"" + text + "\"");
     } else if ((args.command == "check" || recommend) && word == "--json") {
       args.json = true;
     } else if (args.command == "check" && word == "--fail-on-overload") {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/time.h"
@@ -22,17 +23,26 @@ struct Arguments {
   std::vector<std::string> overrides;  // --set path=value, in order
   std::optional<std::uint64_t> seed;
   std::optional<Duration> until;
-  std::string out_dir;        // empty: results/<scenario name>
+  std::string out_dir;  // empty: results/<scenario name>
   bool quiet = false;
-  bool fail_on_objective = false;        // run: --fail-on-objective
-  std::string docs_format = "markdown";  // docs: markdown | schema | event-kinds
-  double utilization_target = 0.8;       // check: --target
-  bool json = false;                     // check, recommend-policy: --json
-  bool fail_on_overload = false;         // check: --fail-on-overload
-  std::string service;                   // recommend-policy: --service
-  std::string zone;                      // recommend-policy: --zone (the failed zone)
+  bool fail_on_objective = false;         // run: --fail-on-objective
+  std::string docs_format = "markdown";   // docs: markdown | schema | event-kinds
+  double utilization_target = 0.8;        // check: --target
+  bool json = false;                      // check, recommend-policy: --json
+  bool fail_on_overload = false;          // check: --fail-on-overload
+  std::string service;                    // recommend-policy: --service
+  std::string zone;                       // recommend-policy: --zone (the failed zone)
   std::optional<std::uint32_t> replicas;  // recommend-policy: --replicas (default: compensation)
-  bool migrate = false;                  // recommend-policy: --migrate
+  bool migrate = false;                   // recommend-policy: --migrate
+  // import: `import kubernetes PATH...`
+  std::string import_kind;          // kubernetes
+  std::vector<std::string> inputs;  // files and directories
+  std::vector<std::string> zones;   // --zones a,b,c
+  std::string region;               // --region (empty: region-1)
+  std::string namespace_name;       // --namespace
+  std::string name;                 // --name: the scenario's metadata.name (empty: imported)
+  std::vector<std::pair<std::string, std::string>> metric_names;  // --metric FROM=TO
+  std::string out_file;                                           // --out (empty: the scenario on stdout)
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

@@ -101,6 +101,7 @@ int docs_command(const Arguments& args, const Console& console) {
 
 int dispatch(const Arguments& args, const Console& console) {
   if (args.command == "run") return run_command(args, console);
+  if (args.command == "import") return import_command(args, console);
   if (args.command == "validate") return validate_command(args, console);
   if (args.command == "describe") return describe_command(args, console);
   if (args.command == "check") return check_command(args, console);

@@ -38,6 +38,7 @@ int describe_command(const Arguments& args, const Console& console);
 int check_command(const Arguments& args, const Console& console);
 int recommend_policy_command(const Arguments& args, const Console& console);
 int docs_command(const Arguments& args, const Console& console);
+int import_command(const Arguments& args, const Console& console);
 
 int dispatch(const Arguments& args, const Console& console);
 

@@ -223,6 +223,15 @@ YAML::Node parse_document(std::string_view text, const std::string& file, std::s
   return document;
 }
 
+std::vector<YAML::Node> parse_documents(std::string_view text, const std::string& file) {
+  check_text(text, file);
+  // The outline walk first: it ends where yaml-cpp's LoadAll would not (see outline_stream).
+  with_yaml_errors(file, [&] { return outline_stream(text, file); });
+  std::vector<YAML::Node> all = with_yaml_errors(file, [&] { return YAML::LoadAll(std::string(text)); });
+  std::erase_if(all, [](const YAML::Node& d) { return d.IsNull(); });
+  return all;
+}
+
 YAML::Node parse_value(std::string_view text, const std::string& file) {
   check_text(text, file);
   const StreamOutline outline = with_yaml_errors(file, [&] { return outline_stream(text, file); });

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/scenario_error.h"
 
@@ -22,6 +23,10 @@ std::optional<std::string> read_document_file(const std::filesystem::path& path,
 // Parses text that must hold exactly one non-empty YAML document. kind names
 // the expected document in messages ("Scenario"). Throws ScenarioError.
 YAML::Node parse_document(std::string_view text, const std::string& file, std::string_view kind);
+
+// Parses a stream of YAML documents (a manifest set: "---"-separated objects), with the same checks on the text
+// as parse_document; empty documents are left out. Throws ScenarioError.
+std::vector<YAML::Node> parse_documents(std::string_view text, const std::string& file);
 
 // Parses the value of an override: at most one YAML document, null when the
 // text is empty. Same checks as parse_document; throws ScenarioError with

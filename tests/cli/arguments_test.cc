@@ -28,6 +28,34 @@ TEST(Arguments, ParsesRunWithEveryOption) {
   EXPECT_TRUE(args.quiet);
 }
 
+TEST(Arguments, ParsesImportKubernetesWithEveryOption) {
+  const Arguments args =
+      parse_arguments({"import", "kubernetes", "k8s/", "extra.yaml", "--zones", "a,b,c", "--region=eu-west-1",
+                       "--namespace", "shop", "--name", "boutique", "--metric", "http_rps=requests_per_second",
+                       "--out", "shop.yaml"});
+  EXPECT_EQ(args.command, "import");
+  EXPECT_EQ(args.import_kind, "kubernetes");
+  EXPECT_EQ(args.inputs, (std::vector<std::string>{"k8s/", "extra.yaml"}));
+  EXPECT_EQ(args.zones, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(args.region, "eu-west-1");
+  EXPECT_EQ(args.namespace_name, "shop");
+  EXPECT_EQ(args.name, "boutique");
+  ASSERT_EQ(args.metric_names.size(), 1u);
+  EXPECT_EQ(args.metric_names[0], (std::pair<std::string, std::string>{"http_rps", "requests_per_second"}));
+  EXPECT_EQ(args.out_file, "shop.yaml");
+}
+
+TEST(Arguments, ImportMistakes) {
+  EXPECT_EQ(usage_error({"import"}), "import: missing what to import (kubernetes)");
+  EXPECT_EQ(usage_error({"import", "helm"}), "import: expected kubernetes, got \"helm\"");
+  EXPECT_EQ(usage_error({"import", "kubernetes"}), "import kubernetes: missing manifest files or directories");
+  EXPECT_EQ(usage_error({"import", "kubernetes", "k8s", "--zones", "a,,b"}),
+            "--zones: expected zone names separated by commas, got \"a,,b\"");
+  EXPECT_EQ(usage_error({"import", "kubernetes", "k8s", "--metric", "rps"}),
+            "--metric: expected FROM=TO, e.g. http_requests_per_second=requests_per_second, got \"rps\"");
+  EXPECT_EQ(usage_error({"import", "kubernetes", "k8s", "--seed", "1"}), "unknown option \"--seed\" for import");
+}
+
 TEST(Arguments, OverrideValuesMayContainEqualsSigns) {
   EXPECT_EQ(parse_arguments({"validate", "s.yaml", "--set", "metadata.description=a=b"}).overrides[0],
             "metadata.description=a=b");

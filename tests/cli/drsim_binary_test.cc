@@ -38,6 +38,32 @@ TEST(DrsimBinary, BadInputExitsTwoWithThePosition) {
   EXPECT_EQ(c.err.rfind("--set spec.duration=30:1:1: spec.duration: expected a duration", 0), 0u) << c.err;
 }
 
+TEST(DrsimBinary, ImportKubernetesWritesTheScenarioAndListsTheNotes) {
+  const testing::TempDir dir("binary-import");
+  const std::string out = (dir.path() / "imported.yaml").string();
+  const Completed c = run_drsim("import kubernetes tests/data/manifests/basic --name shop --out " + out);
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.err.find("Deployment frontend: spec.template.spec.containers[0].livenessProbe: not modelled"),
+            std::string::npos)
+      << c.err;
+  EXPECT_NE(c.err.find("drsim import: 14 objects from 4 files, "), std::string::npos) << c.err;
+  EXPECT_EQ(run_drsim("validate " + out).exit_code, 0);
+  // Without --out, the scenario goes to stdout and the notes stay on stderr.
+  const Completed piped = run_drsim("import kubernetes tests/data/manifests/basic/redis.yaml --zones zone-a,zone-b");
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out.rfind("# Imported by drsim import kubernetes", 0), 0u) << piped.out;
+  EXPECT_EQ(piped.out.find("not modelled ("), std::string::npos);
+  EXPECT_NE(piped.err.find("PodDisruptionBudget redis"), std::string::npos) << piped.err;
+}
+
+TEST(DrsimBinary, ImportOfABadManifestExitsTwoWithThePosition) {
+  const Completed c = run_drsim("import kubernetes tests/data/manifests/bad/bad_cpu.yaml --zones a");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_EQ(c.err.rfind("tests/data/manifests/bad/bad_cpu.yaml:13:29: Deployment api:", 0), 0u) << c.err;
+  EXPECT_EQ(run_drsim("import kubernetes").exit_code, 2);
+  EXPECT_EQ(run_drsim("import helm x").exit_code, 2);
+}
+
 TEST(DrsimBinary, MissingFileExitsTwo) {
   const Completed c = run_drsim("validate no/such/file.yaml");
   EXPECT_EQ(c.exit_code, 2);
