@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "io/config_encode.h"
 #include "io/manifest_field.h"
@@ -208,6 +209,10 @@ class Importer {
                                     "not modelled (" + u.what + ")"});
       }
     }
+    // In file order, as a reader walks the manifests.
+    std::stable_sort(notes_.begin(), notes_.end(), [](const ImportNote& a, const ImportNote& b) {
+      return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+    });
     KubernetesImport out;
     out.scenario_yaml = write();
     out.notes = std::move(notes_);

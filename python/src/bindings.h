@@ -30,6 +30,8 @@ void bind_check(py::module_& m);
 void bind_kube(py::module_& m);
 // analysis/policy_advice: drsim recommend-policy for a loaded scenario.
 void bind_policy_advice(py::module_& m);
+// io/kubernetes_import.h: drsim import kubernetes (wrapped by drsim/importing.py).
+void bind_import(py::module_& m);
 // io/run.h, io/result_writer.h, sim/recorder.h: running and the results.
 void bind_run(py::module_& m);
 

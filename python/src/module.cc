@@ -21,5 +21,6 @@ PYBIND11_MODULE(_core, m) {
   drsim::python::bind_kube(m);
   drsim::python::bind_policy_advice(m);
   drsim::python::bind_check(m);
+  drsim::python::bind_import(m);
   drsim::python::bind_run(m);
 }

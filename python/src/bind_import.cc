@@ -1,0 +1,44 @@
+// io/kubernetes_import.h for Python: drsim/importing.py (import_kubernetes) wraps it. ScenarioError becomes
+// drsim.ScenarioError through bind_errors' translator, with its diagnostics.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "io/kubernetes_import.h"
+#include "python/src/bindings.h"
+
+namespace drsim::python {
+
+void bind_import(py::module_& m) {
+  m.def(
+      "import_kubernetes",
+      [](const std::vector<std::string>& paths, const std::vector<std::string>& zones,
+         const std::string& region, const std::string& namespace_name, const std::string& scenario_name,
+         const std::map<std::string, std::string>& metric_names) {
+        KubernetesImportOptions options;
+        options.zones = zones;
+        options.region = region;
+        options.namespace_name = namespace_name;
+        options.scenario_name = scenario_name;
+        options.metric_names = metric_names;
+        KubernetesImport imported;
+        {
+          py::gil_scoped_release release;
+          imported = import_kubernetes(std::vector<std::filesystem::path>(paths.begin(), paths.end()), options);
+        }
+        std::vector<std::tuple<std::string, int, int, std::string, std::string, std::string>> notes;
+        for (const ImportNote& n : imported.notes) notes.emplace_back(n.file, n.line, n.column, n.object, n.path, n.message);
+        return std::tuple{imported.scenario_yaml, notes, imported.objects, imported.files, imported.skipped};
+      },
+      py::arg("paths"), py::arg("zones"), py::arg("region"), py::arg("namespace"), py::arg("name"),
+      py::arg("metric_names"),
+      "(scenario YAML, notes as (file, line, column, object, path, message), objects, files, skipped) of drsim "
+      "import kubernetes.");
+}
+
+}  // namespace drsim::python
