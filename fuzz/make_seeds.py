@@ -5,7 +5,8 @@ OUT_DIR/<target>/ gets, for the targets that read a scenario file, every
 shipped scenario (scenarios/, tests/data/scenarios/good and bad) with its
 file references rewritten relative to scenarios/ (where the targets resolve
 them), and a copy of each with its topology file written inline (so the
-mutator sees the topology's text too); fuzz_overrides gets override lines
+mutator sees the topology's text too); fuzz_import_kubernetes gets the
+manifests of tests/data/manifests and the worked example; fuzz_overrides gets override lines
 for its base scenarios (fuzz/fuzz_overrides.cc). Deterministic: the same
 tree gives the same files.
 """
@@ -22,6 +23,9 @@ BASE_DIR = ROOT / "scenarios"  # DRSIM_FUZZ_BASE_DIR
 SCENARIO_TARGETS = ["fuzz_scenario_loader", "fuzz_check", "fuzz_run"]
 SOURCES = [ROOT / "scenarios", ROOT / "tests/data/scenarios/good", ROOT / "tests/data/scenarios/bad"]
 FILE_REF = re.compile(r"(\b(?:topology|file):[ \t]*)([A-Za-z0-9_./-]+\.(?:yaml|csv))")
+
+# fuzz_import_kubernetes: every manifest the tests and the worked example hold.
+MANIFEST_SOURCES = [ROOT / "tests/data/manifests", ROOT / "examples/online_boutique/kubernetes"]
 
 # fuzz_overrides: the first byte picks the base scenario (its index in
 # kBaseScenarios), the lines are --set overrides.
@@ -95,6 +99,11 @@ def main():
             for target in SCENARIO_TARGETS:
                 for name, seed in seeds.items():
                     (out / target / name).write_bytes(seed)
+    (out / "fuzz_import_kubernetes").mkdir(parents=True)
+    for source in MANIFEST_SOURCES:
+        for path in sorted(p for p in source.rglob("*") if p.suffix in (".yaml", ".json")):
+            name = path.relative_to(ROOT).as_posix().replace("/", "-")
+            (out / "fuzz_import_kubernetes" / name).write_bytes(path.read_bytes())
     for number, (base, lines) in enumerate(OVERRIDE_SEEDS):
         (out / "fuzz_overrides" / f"overrides-{number}").write_bytes(bytes([base]) + "\n".join(lines).encode())
 

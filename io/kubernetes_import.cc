@@ -12,6 +12,7 @@
 #include "io/config_encode.h"
 #include "io/manifest_field.h"
 #include "io/scenario_loader.h"
+#include "io/yaml_decode.h"
 #include "io/yaml_document.h"
 #include "models/kube/kube_config.h"
 #include "models/kube/kube_quantity.h"
@@ -203,7 +204,7 @@ class Importer {
     for (const ManifestObject& o : objects_) {
       std::vector<std::string> ignored = kServerWritten;
       if (o.kind == "Node") std::erase(ignored, std::string("status"));
-      for (const UnreadField& u : unread_fields(o.root, *o.ledger, ignored)) {
+      for (const UnreadField& u : unread_fields(o.root, o.file, *o.ledger, ignored, walk_budget_)) {
         notes_.push_back(ImportNote{o.file, u.mark.is_null() ? 0 : u.mark.line + 1,
                                     u.mark.is_null() ? 0 : u.mark.column + 1, o.label(), u.path,
                                     "not modelled (" + u.what + ")"});
@@ -814,7 +815,8 @@ class Importer {
     y << "]  # " << comment(zones_from_) << "\n";
     y << "    serviceDefaults:\n"
       << "      serviceTime: {kind: exponential, mean: 10ms}  # not in the manifests: a placeholder, to be set\n";
-    y << "    services:\n";
+    y << "    services:" << (workloads_.empty() ? " []  # the manifests hold no Deployment or StatefulSet" : "")
+      << "\n";
     for (const Workload& w : workloads_) {
       y << "      - name: " << w.service << "  # " << comment(w.service_from) << "\n";
       y << "        replicas: [";
@@ -831,7 +833,7 @@ class Importer {
       }
       if (w.zone_affinity) y << "        zoneAffinity: true  # " << comment(w.zone_affinity_from) << "\n";
     }
-    y << "  kubernetes:\n";
+    y << "  kubernetes:" << (pools_.empty() && workloads_.empty() ? " {}" : "") << "\n";
     if (!pools_.empty()) {
       y << "    nodePools:\n";
       for (const NodePool& p : pools_) y << "      - " << encode_config(p.config) << "  # " << comment(p.from) << "\n";
@@ -866,7 +868,8 @@ class Importer {
 
   const KubernetesImportOptions& options_;
   std::size_t files_ = 0;
-  std::size_t skipped_ = 0;  // objects of other namespaces
+  std::size_t skipped_ = 0;                      // objects of other namespaces
+  std::size_t walk_budget_ = kMaxDecodedValues;  // nodes unread_fields may still walk, over all objects
   std::vector<ManifestObject> objects_;
   std::vector<Workload> workloads_;
   std::vector<ServiceClaim> claims_;

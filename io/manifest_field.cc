@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "io/yaml_decode.h"
 #include "io/yaml_document.h"
 
 namespace drsim {
@@ -32,8 +33,20 @@ bool under(const std::string& path, const std::vector<std::string>& prefixes) {
   return false;
 }
 
+// Aliases can repeat a node many times over (or, through its own anchor, without end): the walk stops
+// after as many nodes as the scenario decoder reads at most.
 void walk(const YAML::Node& node, const std::string& path, const FieldLedger& ledger,
-          const std::vector<std::string>& ignored, std::vector<UnreadField>& out) {
+          const std::vector<std::string>& ignored, std::vector<UnreadField>& out, const std::string& file,
+          std::size_t& budget) {
+  if (budget == 0) {
+    throw ScenarioError(Diagnostic{.file = file,
+                                   .line = node.Mark().is_null() ? 0 : node.Mark().line + 1,
+                                   .column = node.Mark().is_null() ? 0 : node.Mark().column + 1,
+                                   .path = path,
+                                   .message = "expected at most " + std::to_string(kMaxDecodedValues) +
+                                              " values, got more (do aliases repeat a large part of the document?)"});
+  }
+  --budget;
   if (under(path, ignored) || ledger.read.contains(path)) return;
   const bool visited = path.empty() || ledger.visited.contains(path);
   if (!visited || !(node.IsMap() || node.IsSequence())) {
@@ -43,11 +56,11 @@ void walk(const YAML::Node& node, const std::string& path, const FieldLedger& le
   if (node.IsMap()) {
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) continue;
-      walk(kv.second, child_path(path, kv.first.Scalar()), ledger, ignored, out);
+      walk(kv.second, child_path(path, kv.first.Scalar()), ledger, ignored, out, file, budget);
     }
     return;
   }
-  for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], item_path(path, i), ledger, ignored, out);
+  for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], item_path(path, i), ledger, ignored, out, file, budget);
 }
 
 }  // namespace
@@ -129,10 +142,10 @@ bool ManifestField::boolean() const {
 
 void ManifestField::take() const { ledger_->read.insert(path_); }
 
-std::vector<UnreadField> unread_fields(const YAML::Node& root, const FieldLedger& ledger,
-                                       const std::vector<std::string>& ignored) {
+std::vector<UnreadField> unread_fields(const YAML::Node& root, const std::string& file, const FieldLedger& ledger,
+                                       const std::vector<std::string>& ignored, std::size_t& budget) {
   std::vector<UnreadField> out;
-  walk(root, "", ledger, ignored, out);
+  walk(root, "", ledger, ignored, out, file, budget);
   return out;
 }
 

@@ -76,9 +76,11 @@ struct UnreadField {
   std::string what;  // "a mapping of 3 keys", "a list of 2", "\"Always\""
 };
 
-// The fields of `root` (an object whose fields were read through ManifestFields on `ledger`) that were not
-// read, in file order. Paths under any of `ignored` (e.g. "status") are left out.
-std::vector<UnreadField> unread_fields(const YAML::Node& root, const FieldLedger& ledger,
-                                       const std::vector<std::string>& ignored);
+// The fields of `root` (an object of `file` whose fields were read through ManifestFields on `ledger`) that
+// were not read, in file order. Paths under any of `ignored` (e.g. "status") are left out. Each node walked
+// takes one of `budget`: aliases can repeat a node many times over (or, through its own anchor, without end),
+// so a ScenarioError stops the walk when it runs out.
+std::vector<UnreadField> unread_fields(const YAML::Node& root, const std::string& file, const FieldLedger& ledger,
+                                       const std::vector<std::string>& ignored, std::size_t& budget);
 
 }  // namespace drsim

@@ -251,6 +251,19 @@ TEST(KubernetesImport, GivenZonesAndANamespace) {
   EXPECT_EQ(x.import.skipped, 1u);
 }
 
+TEST(KubernetesImport, ManifestsWithoutWorkloadsGiveAnEmptyScenarioThatLoads) {
+  KubernetesImportOptions options;
+  options.zones = {"a"};
+  const KubernetesImport i = import_kubernetes_texts(
+      {{"settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"}}, options);
+  const Scenario s = load_scenario_text(i.scenario_yaml);
+  EXPECT_TRUE(s.spec.topology.config.services.empty());
+  ASSERT_EQ(i.notes.size(), 1u);
+  EXPECT_EQ(i.notes[0].to_string(),
+            "settings.yaml:1:1: ConfigMap settings: not modelled: drsim reads Deployments, StatefulSets, Services, "
+            "HorizontalPodAutoscalers and Nodes");
+}
+
 TEST(KubernetesImport, TheImportedScenarioRuns) {
   const Imported x = import_dir(kBasic);
   const RunResult run = run_scenario(x.scenario, RunOptions{.until = 60s});
