@@ -65,13 +65,13 @@ fuzz-build: deps
 	  -DDRSIM_BUILD_PYTHON=OFF -DDRSIM_BUILD_BENCH=OFF -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_TARGETS)
 
-# FUZZ_SECONDS of wall-clock time in all: the four targets two at a time
-# (one per core), each for FUZZ_SECONDS / 2. Exits non-zero on a finding,
+# FUZZ_SECONDS of wall-clock time in all: the targets two at a time (one
+# per core), each for FUZZ_SECONDS x FUZZ_PARALLEL / (number of targets). Exits non-zero on a finding,
 # whose input is left in $(FUZZ_DIR)/findings/<target>/.
 FUZZ_SECONDS ?= 1800
 FUZZ_PARALLEL ?= 2
 fuzz: fuzz-build
-	fuzz/run_fuzz.sh --seconds $$(( $(FUZZ_SECONDS) * $(FUZZ_PARALLEL) / 4 )) --parallel $(FUZZ_PARALLEL) $(FUZZ_DIR)
+	fuzz/run_fuzz.sh --seconds $$(( $(FUZZ_SECONDS) * $(FUZZ_PARALLEL) / $(words $(FUZZ_TARGETS)) )) --parallel $(FUZZ_PARALLEL) $(FUZZ_DIR)
 
 # The short run of make test: each target tries FUZZ_SMOKE_RUNS inputs from
 # the seeds with a fixed libFuzzer seed, the same inputs every time (about
