@@ -30,6 +30,10 @@ commands:
                   writes them): services, deployments, HPAs and node pools,
                   commented with where each value came from; what is not
                   modelled is listed on stderr (docs/import.md)
+  import experiment FILE... --scenario SCENARIO [--at TIME] [--out FILE]
+                  the scenario with the steps of an AWS FIS experiment template
+                  (JSON) or Chaos Mesh objects (YAML) added to its timeline;
+                  what is not modelled is listed on stderr
   docs            print the scenario format reference (--format markdown|schema),
                   or the event kinds as JSON (--format event-kinds)
   report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
@@ -64,6 +68,12 @@ options for import kubernetes:
   --metric FROM=TO   read the HPAs' Pods/Object metric FROM as drsim's TO
                      (requests_per_second, latency, queue_length, in_flight);
                      repeatable
+  --out FILE         write the scenario there (default: stdout)
+options for import experiment:
+  --scenario FILE    the scenario the experiment runs against (required)
+  --at TIME          when the experiment starts in the run (default: 1m)
+  --zone-map FROM=TO the experiment's AZ name or ID FROM is the scenario's
+                     zone TO, e.g. use1-az1=zone-a (repeatable)
   --out FILE         write the scenario there (default: stdout)
 options for run:
   --seed N           run seed (default: spec.seed)
@@ -111,11 +121,12 @@ Arguments parse_import(const std::vector<std::string>& argv) {
   Arguments args;
   args.command = "import";
   std::size_t i = 1;
-  if (i >= argv.size()) throw UsageError("import: missing what to import (kubernetes)");
+  if (i >= argv.size()) throw UsageError("import: missing what to import (kubernetes or experiment)");
   args.import_kind = argv[i++];
-  if (args.import_kind != "kubernetes") {
-    throw UsageError("import: expected kubernetes, got \"" + args.import_kind + "\"");
+  if (args.import_kind != "kubernetes" && args.import_kind != "experiment") {
+    throw UsageError("import: expected kubernetes or experiment, got \"" + args.import_kind + "\"");
   }
+  const bool experiment = args.import_kind == "experiment";
   auto value_of = [&](const std::string& word, const std::string& name) -> std::string {
     if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
     if (i >= argv.size()) throw UsageError(name + ": missing value");
@@ -124,9 +135,29 @@ Arguments parse_import(const std::vector<std::string>& argv) {
   auto is = [](const std::string& word, const std::string& name) {
     return word == name || (word.rfind(name + "=", 0) == 0);
   };
+  auto pair_of = [](const std::string& option, const std::string& text, const std::string& example) {
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+      throw UsageError(option + ": expected FROM=TO, e.g. " + example + ", got \"" + text + "\"");
+    }
+    return std::pair{text.substr(0, eq), text.substr(eq + 1)};
+  };
   while (i < argv.size()) {
     const std::string word = argv[i++];
-    if (is(word, "--zones")) {
+    if (experiment && is(word, "--scenario")) {
+      args.scenario_file = value_of(word, "--scenario");
+    } else if (experiment && is(word, "--at")) {
+      const std::string text = value_of(word, "--at");
+      try {
+        args.experiment_at = parse_duration(text);
+      } catch (const UnitError& e) {
+        throw UsageError(std::string("--at: ") + e.what());
+      }
+      if (*args.experiment_at < Duration::zero())
+        throw UsageError("--at: expected a duration of at least 0, got \"" + text + "\"");
+    } else if (experiment && is(word, "--zone-map")) {
+      args.zone_map.push_back(pair_of("--zone-map", value_of(word, "--zone-map"), "use1-az1=zone-a"));
+    } else if (!experiment && is(word, "--zones")) {
       const std::string list = value_of(word, "--zones");
       std::size_t start = 0;
       while (start <= list.size()) {
@@ -136,20 +167,15 @@ Arguments parse_import(const std::vector<std::string>& argv) {
         args.zones.push_back(zone);
         start = comma + 1;
       }
-    } else if (is(word, "--region")) {
+    } else if (!experiment && is(word, "--region")) {
       args.region = value_of(word, "--region");
-    } else if (is(word, "--namespace")) {
+    } else if (!experiment && is(word, "--namespace")) {
       args.namespace_name = value_of(word, "--namespace");
-    } else if (is(word, "--name")) {
+    } else if (!experiment && is(word, "--name")) {
       args.name = value_of(word, "--name");
-    } else if (is(word, "--metric")) {
-      const std::string pair = value_of(word, "--metric");
-      const std::size_t eq = pair.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) {
-        throw UsageError("--metric: expected FROM=TO, e.g. http_requests_per_second=requests_per_second, got \"" +
-                         pair + "\"");
-      }
-      args.metric_names.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    } else if (!experiment && is(word, "--metric")) {
+      args.metric_names.push_back(
+          pair_of("--metric", value_of(word, "--metric"), "http_requests_per_second=requests_per_second"));
     } else if (is(word, "--out")) {
       args.out_file = value_of(word, "--out");
     } else if (!word.empty() && word[0] == '-') {
@@ -158,7 +184,13 @@ Arguments parse_import(const std::vector<std::string>& argv) {
       args.inputs.push_back(word);
     }
   }
-  if (args.inputs.empty()) throw UsageError("import kubernetes: missing manifest files or directories");
+  if (args.inputs.empty()) {
+    throw UsageError(experiment ? "import experiment: missing experiment files"
+                                : "import kubernetes: missing manifest files or directories");
+  }
+  if (experiment && args.scenario_file.empty()) {
+    throw UsageError("import experiment: missing --scenario FILE (the scenario whose zones and services it names)");
+  }
   return args;
 }
 

@@ -43,6 +43,10 @@ struct Arguments {
   std::string name;                 // --name: the scenario's metadata.name (empty: imported)
   std::vector<std::pair<std::string, std::string>> metric_names;  // --metric FROM=TO
   std::string out_file;                                           // --out (empty: the scenario on stdout)
+  // import experiment
+  std::string scenario_file;                                  // --scenario
+  std::optional<Duration> experiment_at;                      // --at
+  std::vector<std::pair<std::string, std::string>> zone_map;  // --zone-map FROM=TO
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

@@ -6,12 +6,55 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "io/experiment_import.h"
 #include "io/kubernetes_import.h"
 #include "io/output_error.h"
+#include "io/scenario_loader.h"
+#include "io/yaml_document.h"
 
 namespace drsim::cli {
 
+namespace {
+
+void write_output(const Arguments& args, const Console& console, const std::string& text) {
+  if (args.out_file.empty()) {
+    std::fputs(text.c_str(), console.out);
+    return;
+  }
+  std::ofstream out(args.out_file, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out)
+    throw OutputError(std::error_code(errno ? errno : EIO, std::generic_category()), "cannot write", args.out_file);
+}
+
+std::string read_scenario_text(const std::string& file) {
+  std::string reason;
+  std::optional<std::string> text = read_document_file(file, file, reason);
+  if (!text) throw ScenarioError(Diagnostic{.file = file, .message = "cannot read the scenario: " + reason});
+  return *text;
+}
+
+int import_experiment_command(const Arguments& args, const Console& console) {
+  const Scenario scenario = load_scenario_file(args.scenario_file);
+  ExperimentImportOptions options;
+  if (args.experiment_at) options.start = *args.experiment_at;
+  for (const auto& [from, to] : args.zone_map) options.zone_names[from] = to;
+  const std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
+  const ExperimentImport imported = import_experiment(scenario, inputs, options);
+  for (const ImportNote& n : imported.notes) std::fprintf(console.err, "%s\n", n.to_string().c_str());
+  write_output(args, console,
+               scenario_with_steps(read_scenario_text(args.scenario_file), args.scenario_file, imported));
+  std::fprintf(console.err, "drsim import: %zu timeline steps from %zu files, %zu notes%s%s\n", imported.steps.size(),
+               inputs.size(), imported.notes.size(), args.out_file.empty() ? "" : "; scenario written to ",
+               args.out_file.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
 int import_command(const Arguments& args, const Console& console) {
+  if (args.import_kind == "experiment") return import_experiment_command(args, console);
   KubernetesImportOptions options;
   options.zones = args.zones;
   if (!args.region.empty()) options.region = args.region;
@@ -21,15 +64,7 @@ int import_command(const Arguments& args, const Console& console) {
   const std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
   const KubernetesImport imported = import_kubernetes(inputs, options);
   for (const ImportNote& n : imported.notes) std::fprintf(console.err, "%s\n", n.to_string().c_str());
-  if (args.out_file.empty()) {
-    std::fputs(imported.scenario_yaml.c_str(), console.out);
-  } else {
-    std::ofstream out(args.out_file, std::ios::binary | std::ios::trunc);
-    out << imported.scenario_yaml;
-    out.flush();
-    if (!out)
-      throw OutputError(std::error_code(errno ? errno : EIO, std::generic_category()), "cannot write", args.out_file);
-  }
+  write_output(args, console, imported.scenario_yaml);
   std::string skipped;
   if (imported.skipped > 0) skipped = " (" + std::to_string(imported.skipped) + " of other namespaces left out)";
   std::fprintf(console.err, "drsim import: %zu objects from %zu files%s, %zu notes%s%s\n", imported.objects,

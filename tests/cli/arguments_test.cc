@@ -45,9 +45,27 @@ TEST(Arguments, ParsesImportKubernetesWithEveryOption) {
   EXPECT_EQ(args.out_file, "shop.yaml");
 }
 
+TEST(Arguments, ParsesImportExperiment) {
+  const Arguments args = parse_arguments({"import", "experiment", "fis.json", "chaos.yaml", "--scenario", "s.yaml",
+                                          "--at=3m", "--zone-map", "use1-az1=zone-a", "--out", "o.yaml"});
+  EXPECT_EQ(args.import_kind, "experiment");
+  EXPECT_EQ(args.inputs, (std::vector<std::string>{"fis.json", "chaos.yaml"}));
+  EXPECT_EQ(args.scenario_file, "s.yaml");
+  EXPECT_EQ(args.experiment_at, 3min);
+  ASSERT_EQ(args.zone_map.size(), 1u);
+  EXPECT_EQ(args.zone_map[0], (std::pair<std::string, std::string>{"use1-az1", "zone-a"}));
+  EXPECT_EQ(args.out_file, "o.yaml");
+}
+
 TEST(Arguments, ImportMistakes) {
-  EXPECT_EQ(usage_error({"import"}), "import: missing what to import (kubernetes)");
-  EXPECT_EQ(usage_error({"import", "helm"}), "import: expected kubernetes, got \"helm\"");
+  EXPECT_EQ(usage_error({"import"}), "import: missing what to import (kubernetes or experiment)");
+  EXPECT_EQ(usage_error({"import", "helm"}), "import: expected kubernetes or experiment, got \"helm\"");
+  EXPECT_EQ(usage_error({"import", "experiment", "fis.json"}),
+            "import experiment: missing --scenario FILE (the scenario whose zones and services it names)");
+  EXPECT_EQ(usage_error({"import", "experiment", "fis.json", "--scenario", "s.yaml", "--zones", "a"}),
+            "unknown option \"--zones\" for import");
+  EXPECT_EQ(usage_error({"import", "experiment", "fis.json", "--scenario", "s.yaml", "--zone-map", "a"}),
+            "--zone-map: expected FROM=TO, e.g. use1-az1=zone-a, got \"a\"");
   EXPECT_EQ(usage_error({"import", "kubernetes"}), "import kubernetes: missing manifest files or directories");
   EXPECT_EQ(usage_error({"import", "kubernetes", "k8s", "--zones", "a,,b"}),
             "--zones: expected zone names separated by commas, got \"a,,b\"");

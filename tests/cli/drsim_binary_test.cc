@@ -56,6 +56,26 @@ TEST(DrsimBinary, ImportKubernetesWritesTheScenarioAndListsTheNotes) {
   EXPECT_NE(piped.err.find("PodDisruptionBudget redis"), std::string::npos) << piped.err;
 }
 
+TEST(DrsimBinary, ImportExperimentAddsTheStepsToTheScenario) {
+  const testing::TempDir dir("binary-experiment");
+  const std::string out = (dir.path() / "with_fis.yaml").string();
+  const Completed c = run_drsim(
+      "import experiment tests/data/experiments/fis_az_power_interruption.json --scenario "
+      "scenarios/online_boutique_zone_loss.yaml --zone-map us-east-1a=zone-b --at 4m --out " +
+      out);
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.err.find("drsim import: 4 timeline steps from 1 files, "), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("actions.Pause-Instance-Launches: not modelled"), std::string::npos) << c.err;
+  const Completed validated = run_drsim("describe " + out);
+  EXPECT_EQ(validated.exit_code, 0) << validated.err;
+  EXPECT_NE(validated.out.find("Pause-network-connectivity: zone:fail zone zone-b for 30m"), std::string::npos)
+      << validated.out;
+  const Completed bad = run_drsim("import experiment tests/data/experiments/bad/unknown_zone.json --scenario "
+                                  "scenarios/online_boutique_zone_loss.yaml");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("tests/data/experiments/bad/unknown_zone.json:1:99: ", 0), 0u) << bad.err;
+}
+
 TEST(DrsimBinary, ImportOfABadManifestExitsTwoWithThePosition) {
   const Completed c = run_drsim("import kubernetes tests/data/manifests/bad/bad_cpu.yaml --zones a");
   EXPECT_EQ(c.exit_code, 2);
