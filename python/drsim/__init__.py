@@ -36,7 +36,7 @@ from drsim import _core, config, kube, plot, queueing, topology
 from drsim.check import CapacityReport, check
 from drsim.compare import Comparison, compare
 from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
-from drsim.importing import KubernetesImport, import_kubernetes
+from drsim.importing import ExperimentImport, KubernetesImport, import_experiment, import_kubernetes
 from drsim.result import Outcome, Result
 from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
@@ -73,6 +73,8 @@ __all__ = [
     "report",
     "import_kubernetes",
     "KubernetesImport",
+    "import_experiment",
+    "ExperimentImport",
     "sweep",
     "Sweep",
     "SweepRunError",

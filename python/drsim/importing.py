@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from drsim import _core
+from drsim.kube import DurationLike, _seconds
 from drsim.scenario import Scenario, load_text
 
 if TYPE_CHECKING:
@@ -84,3 +85,50 @@ def import_kubernetes(
         items, list(zones or []), region, namespace or "", name, dict(metrics or {})
     )
     return KubernetesImport(text, list(notes), objects, files, skipped)
+
+
+@dataclass(frozen=True)
+class ExperimentImport:
+    """What :func:`import_experiment` wrote: the scenario text with the experiment's
+    timeline steps, its notes, and the number of steps."""
+
+    scenario_yaml: str
+    note_rows: list[tuple[str, int, int, str, str, str]] = field(repr=False)
+    steps: int
+
+    @property
+    def notes(self) -> pd.DataFrame:
+        """One row per action, field or selection not modelled (as :attr:`KubernetesImport.notes`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.note_rows, columns=NOTE_COLUMNS)
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario with the steps, loaded."""
+        return load_text(self.scenario_yaml, name="imported")
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Writes the scenario file."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.scenario_yaml)
+
+
+def import_experiment(
+    scenario: str | os.PathLike[str],
+    experiments: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    zone_map: Mapping[str, str] | None = None,
+    at: DurationLike = "1m",
+) -> ExperimentImport:
+    """The scenario file with the steps of AWS FIS experiment templates (JSON) or
+    Chaos Mesh objects (YAML) added to its timeline, as ``drsim import
+    experiment`` (docs/import.md). ``zone_map`` maps the experiment's AZ names or
+    IDs to the scenario's zones; ``at`` is when the experiment starts in the run.
+    Raises :class:`drsim.ScenarioError` with the file, line, column and field."""
+    if isinstance(experiments, (str, os.PathLike)):
+        experiments = [experiments]
+    files = [os.fsdecode(p) for p in experiments]
+    start_ns = round(_seconds(at, "at") * 1e9)
+    text, notes, steps = _core.import_experiment(os.fsdecode(scenario), files, dict(zone_map or {}), start_ns)
+    return ExperimentImport(text, list(notes), steps)

@@ -3,13 +3,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "io/experiment_import.h"
 #include "io/kubernetes_import.h"
+#include "io/scenario_loader.h"
+#include "io/yaml_document.h"
 #include "python/src/bindings.h"
 
 namespace drsim::python {
@@ -17,8 +22,8 @@ namespace drsim::python {
 void bind_import(py::module_& m) {
   m.def(
       "import_kubernetes",
-      [](const std::vector<std::string>& paths, const std::vector<std::string>& zones,
-         const std::string& region, const std::string& namespace_name, const std::string& scenario_name,
+      [](const std::vector<std::string>& paths, const std::vector<std::string>& zones, const std::string& region,
+         const std::string& namespace_name, const std::string& scenario_name,
          const std::map<std::string, std::string>& metric_names) {
         KubernetesImportOptions options;
         options.zones = zones;
@@ -32,13 +37,42 @@ void bind_import(py::module_& m) {
           imported = import_kubernetes(std::vector<std::filesystem::path>(paths.begin(), paths.end()), options);
         }
         std::vector<std::tuple<std::string, int, int, std::string, std::string, std::string>> notes;
-        for (const ImportNote& n : imported.notes) notes.emplace_back(n.file, n.line, n.column, n.object, n.path, n.message);
+        for (const ImportNote& n : imported.notes)
+          notes.emplace_back(n.file, n.line, n.column, n.object, n.path, n.message);
         return std::tuple{imported.scenario_yaml, notes, imported.objects, imported.files, imported.skipped};
       },
       py::arg("paths"), py::arg("zones"), py::arg("region"), py::arg("namespace"), py::arg("name"),
       py::arg("metric_names"),
       "(scenario YAML, notes as (file, line, column, object, path, message), objects, files, skipped) of drsim "
       "import kubernetes.");
+  m.def(
+      "import_experiment",
+      [](const std::string& scenario_file, const std::vector<std::string>& paths,
+         const std::map<std::string, std::string>& zone_names, std::int64_t start_ns) {
+        ExperimentImportOptions options;
+        options.zone_names = zone_names;
+        options.start = Duration(start_ns);
+        std::string text;
+        ExperimentImport imported;
+        {
+          py::gil_scoped_release release;
+          const Scenario scenario = load_scenario_file(scenario_file);
+          imported =
+              import_experiment(scenario, std::vector<std::filesystem::path>(paths.begin(), paths.end()), options);
+          std::string reason;
+          std::optional<std::string> base = read_document_file(scenario_file, scenario_file, reason);
+          if (!base)
+            throw ScenarioError(Diagnostic{.file = scenario_file, .message = "cannot read the scenario: " + reason});
+          text = scenario_with_steps(*base, scenario_file, imported);
+        }
+        std::vector<std::tuple<std::string, int, int, std::string, std::string, std::string>> notes;
+        for (const ImportNote& n : imported.notes)
+          notes.emplace_back(n.file, n.line, n.column, n.object, n.path, n.message);
+        return std::tuple{text, notes, imported.steps.size()};
+      },
+      py::arg("scenario_file"), py::arg("paths"), py::arg("zone_names"), py::arg("start_ns"),
+      "(scenario YAML with the steps, notes as (file, line, column, object, path, message), steps) of drsim import "
+      "experiment.");
 }
 
 }  // namespace drsim::python

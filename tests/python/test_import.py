@@ -52,3 +52,21 @@ def test_a_bad_manifest_raises_with_its_position() -> None:
     assert diagnostic["file"].endswith("tests/data/manifests/bad/bad_cpu.yaml")
     assert (diagnostic["line"], diagnostic["column"]) == (13, 29)
     assert diagnostic["path"] == "Deployment api: spec.template.spec.containers[0].resources.requests.cpu"
+
+
+def test_an_experiment_joins_the_scenarios_timeline(tmp_path: pathlib.Path) -> None:
+    experiments = ROOT / "tests" / "data" / "experiments"
+    imported = drsim.import_experiment(
+        ROOT / "scenarios" / "online_boutique_zone_loss.yaml",
+        experiments / "fis_az_power_interruption.json",
+        zone_map={"us-east-1a": "zone-b"},
+        at="4m",
+    )
+    assert imported.steps == 4
+    assert "actions.Pause-Instance-Launches" in imported.notes["path"].tolist()
+    timeline = imported.scenario.spec.timeline
+    assert [step.name for step in timeline][:2] == ["lose-zone-a", "Pause-network-connectivity"]
+    with pytest.raises(drsim.ScenarioError):
+        drsim.import_experiment(
+            ROOT / "scenarios" / "online_boutique_zone_loss.yaml", experiments / "bad" / "unknown_zone.json"
+        )
