@@ -10,7 +10,6 @@
 #include "io/kubernetes_import.h"
 #include "io/output_error.h"
 #include "io/scenario_loader.h"
-#include "io/yaml_document.h"
 
 namespace drsim::cli {
 
@@ -28,13 +27,6 @@ void write_output(const Arguments& args, const Console& console, const std::stri
     throw OutputError(std::error_code(errno ? errno : EIO, std::generic_category()), "cannot write", args.out_file);
 }
 
-std::string read_scenario_text(const std::string& file) {
-  std::string reason;
-  std::optional<std::string> text = read_document_file(file, file, reason);
-  if (!text) throw ScenarioError(Diagnostic{.file = file, .message = "cannot read the scenario: " + reason});
-  return *text;
-}
-
 int import_experiment_command(const Arguments& args, const Console& console) {
   const Scenario scenario = load_scenario_file(args.scenario_file);
   ExperimentImportOptions options;
@@ -43,8 +35,7 @@ int import_experiment_command(const Arguments& args, const Console& console) {
   const std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
   const ExperimentImport imported = import_experiment(scenario, inputs, options);
   for (const ImportNote& n : imported.notes) std::fprintf(console.err, "%s\n", n.to_string().c_str());
-  write_output(args, console,
-               scenario_with_steps(read_scenario_text(args.scenario_file), args.scenario_file, imported));
+  write_output(args, console, scenario_file_with_steps(args.scenario_file, imported));
   std::fprintf(console.err, "drsim import: %zu timeline steps from %zu files, %zu notes%s%s\n", imported.steps.size(),
                inputs.size(), imported.notes.size(), args.out_file.empty() ? "" : "; scenario written to ",
                args.out_file.c_str());

@@ -703,4 +703,11 @@ std::string scenario_with_steps(const std::string& scenario_text, const std::str
   return out;
 }
 
+std::string scenario_file_with_steps(const std::string& scenario_file, const ExperimentImport& experiment) {
+  std::string reason;
+  std::optional<std::string> text = read_document_file(scenario_file, scenario_file, reason);
+  if (!text) throw ScenarioError(Diagnostic{.file = scenario_file, .message = "cannot read the scenario: " + reason});
+  return scenario_with_steps(*text, scenario_file, experiment);
+}
+
 }  // namespace drsim

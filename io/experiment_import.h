@@ -57,5 +57,7 @@ ExperimentImport import_experiment(const Scenario& scenario, const std::vector<s
 // when the result does not load (a step's name taken by the scenario's own timeline).
 std::string scenario_with_steps(const std::string& scenario_text, const std::string& scenario_file,
                                 const ExperimentImport& experiment);
+// The same for the scenario file read from disk (ScenarioError when it cannot be read).
+std::string scenario_file_with_steps(const std::string& scenario_file, const ExperimentImport& experiment);
 
 }  // namespace drsim

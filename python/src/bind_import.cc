@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,7 +13,6 @@
 #include "io/experiment_import.h"
 #include "io/kubernetes_import.h"
 #include "io/scenario_loader.h"
-#include "io/yaml_document.h"
 #include "python/src/bindings.h"
 
 namespace drsim::python {
@@ -59,11 +57,7 @@ void bind_import(py::module_& m) {
           const Scenario scenario = load_scenario_file(scenario_file);
           imported =
               import_experiment(scenario, std::vector<std::filesystem::path>(paths.begin(), paths.end()), options);
-          std::string reason;
-          std::optional<std::string> base = read_document_file(scenario_file, scenario_file, reason);
-          if (!base)
-            throw ScenarioError(Diagnostic{.file = scenario_file, .message = "cannot read the scenario: " + reason});
-          text = scenario_with_steps(*base, scenario_file, imported);
+          text = scenario_file_with_steps(scenario_file, imported);
         }
         std::vector<std::tuple<std::string, int, int, std::string, std::string, std::string>> notes;
         for (const ImportNote& n : imported.notes)
