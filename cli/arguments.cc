@@ -116,7 +116,18 @@ std::uint32_t parse_replicas(const std::string& text) {
   return value;
 }
 
-// Options take their value as the next word or after '=': --zones a,b or --zones=a,b.
+// Options take their value as the next word or after '=': --seed 7, --seed=7 (word is the option's, argv[i]
+// the word after it).
+std::string option_value(const std::vector<std::string>& argv, std::size_t& i, const std::string& word,
+                         const std::string& name) {
+  if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
+  if (i >= argv.size()) throw UsageError(name + ": missing value");
+  return argv[i++];
+}
+
+// The word is the option, written alone or with its value after '='.
+bool is(const std::string& word, const std::string& name) { return word == name || word.rfind(name + "=", 0) == 0; }
+
 Arguments parse_import(const std::vector<std::string>& argv) {
   Arguments args;
   args.command = "import";
@@ -127,14 +138,7 @@ Arguments parse_import(const std::vector<std::string>& argv) {
     throw UsageError("import: expected kubernetes or experiment, got \"" + args.import_kind + "\"");
   }
   const bool experiment = args.import_kind == "experiment";
-  auto value_of = [&](const std::string& word, const std::string& name) -> std::string {
-    if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
-    if (i >= argv.size()) throw UsageError(name + ": missing value");
-    return argv[i++];
-  };
-  auto is = [](const std::string& word, const std::string& name) {
-    return word == name || (word.rfind(name + "=", 0) == 0);
-  };
+  auto value_of = [&](const std::string& word, const std::string& name) { return option_value(argv, i, word, name); };
   auto pair_of = [](const std::string& option, const std::string& text, const std::string& example) {
     const std::size_t eq = text.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
@@ -216,15 +220,7 @@ Arguments parse_arguments(const std::vector<std::string>& argv) {
   }
   args.command = first;
 
-  // Options take their value as the next word or after '=': --seed 7, --seed=7.
-  auto value_of = [&](const std::string& word, const std::string& name) -> std::string {
-    if (word.size() > name.size() && word[name.size()] == '=') return word.substr(name.size() + 1);
-    if (i >= argv.size()) throw UsageError(name + ": missing value");
-    return argv[i++];
-  };
-  auto is = [](const std::string& word, const std::string& name) {
-    return word == name || (word.rfind(name + "=", 0) == 0);
-  };
+  auto value_of = [&](const std::string& word, const std::string& name) { return option_value(argv, i, word, name); };
   const bool run = args.command == "run";
   const bool recommend = args.command == "recommend-policy";
   while (i < argv.size()) {

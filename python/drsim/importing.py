@@ -31,15 +31,12 @@ NOTE_COLUMNS = ["file", "line", "column", "object", "path", "message"]
 
 
 @dataclass(frozen=True)
-class KubernetesImport:
-    """What :func:`import_kubernetes` read: the scenario text, its notes (each object or
-    field not modelled, or converted, with its position), and counts."""
+class _ImportedScenario:
+    """A scenario text an import wrote and its notes (each object, field or action
+    not modelled, or converted, with its position)."""
 
     scenario_yaml: str
     note_rows: list[tuple[str, int, int, str, str, str]] = field(repr=False)
-    objects: int
-    files: int
-    skipped: int
 
     @property
     def notes(self) -> pd.DataFrame:
@@ -59,6 +56,16 @@ class KubernetesImport:
         """Writes the scenario file."""
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.scenario_yaml)
+
+
+@dataclass(frozen=True)
+class KubernetesImport(_ImportedScenario):
+    """What :func:`import_kubernetes` read: the scenario text, its notes, and counts of
+    the objects and files read and of the objects of other namespaces left out."""
+
+    objects: int = 0
+    files: int = 0
+    skipped: int = 0
 
 
 def import_kubernetes(
@@ -84,34 +91,15 @@ def import_kubernetes(
     text, notes, objects, files, skipped = _core.import_kubernetes(
         items, list(zones or []), region, namespace or "", name, dict(metrics or {})
     )
-    return KubernetesImport(text, list(notes), objects, files, skipped)
+    return KubernetesImport(text, list(notes), objects=objects, files=files, skipped=skipped)
 
 
 @dataclass(frozen=True)
-class ExperimentImport:
+class ExperimentImport(_ImportedScenario):
     """What :func:`import_experiment` wrote: the scenario text with the experiment's
     timeline steps, its notes, and the number of steps."""
 
-    scenario_yaml: str
-    note_rows: list[tuple[str, int, int, str, str, str]] = field(repr=False)
-    steps: int
-
-    @property
-    def notes(self) -> pd.DataFrame:
-        """One row per action, field or selection not modelled (as :attr:`KubernetesImport.notes`)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.note_rows, columns=NOTE_COLUMNS)
-
-    @property
-    def scenario(self) -> Scenario:
-        """The scenario with the steps, loaded."""
-        return load_text(self.scenario_yaml, name="imported")
-
-    def write(self, path: str | os.PathLike[str]) -> None:
-        """Writes the scenario file."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.scenario_yaml)
+    steps: int = 0
 
 
 def import_experiment(
@@ -131,4 +119,4 @@ def import_experiment(
     files = [os.fsdecode(p) for p in experiments]
     start_ns = round(_seconds(at, "at") * 1e9)
     text, notes, steps = _core.import_experiment(os.fsdecode(scenario), files, dict(zone_map or {}), start_ns)
-    return ExperimentImport(text, list(notes), steps)
+    return ExperimentImport(text, list(notes), steps=steps)
