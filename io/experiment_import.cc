@@ -636,13 +636,7 @@ ExperimentImport import_experiment_texts(const Scenario& scenario,
 
 ExperimentImport import_experiment(const Scenario& scenario, const std::vector<std::filesystem::path>& files,
                                    const ExperimentImportOptions& options) {
-  std::vector<std::pair<std::string, std::string>> texts;
-  for (const std::filesystem::path& p : files) {
-    std::string reason;
-    std::optional<std::string> text = read_document_file(p, p.string(), reason);
-    if (!text) throw ScenarioError(Diagnostic{.file = p.string(), .message = "cannot read the experiment: " + reason});
-    texts.emplace_back(p.string(), std::move(*text));
-  }
+  const std::vector<std::pair<std::string, std::string>> texts = read_text_files(files, "experiment");
   return import_experiment_texts(scenario, texts, options);
 }
 

@@ -919,13 +919,7 @@ KubernetesImport import_kubernetes(const std::vector<std::filesystem::path>& inp
       paths.push_back(input);
     }
   }
-  std::vector<std::pair<std::string, std::string>> texts;
-  for (const std::filesystem::path& p : paths) {
-    std::string reason;
-    std::optional<std::string> text = read_document_file(p, p.string(), reason);
-    if (!text) throw ScenarioError(Diagnostic{.file = p.string(), .message = "cannot read the manifest: " + reason});
-    texts.emplace_back(p.string(), std::move(*text));
-  }
+  const std::vector<std::pair<std::string, std::string>> texts = read_text_files(paths, "manifest");
   return import_kubernetes_texts(texts, options);
 }
 

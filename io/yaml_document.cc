@@ -110,6 +110,21 @@ std::optional<std::string> read_document_file(const std::filesystem::path& path,
   return text;
 }
 
+std::vector<std::pair<std::string, std::string>> read_text_files(const std::vector<std::filesystem::path>& files,
+                                                                 std::string_view what) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const std::filesystem::path& p : files) {
+    std::string reason;
+    std::optional<std::string> text = read_document_file(p, p.string(), reason);
+    if (!text) {
+      throw ScenarioError(
+          Diagnostic{.file = p.string(), .message = "cannot read the " + std::string(what) + ": " + reason});
+    }
+    texts.emplace_back(p.string(), std::move(*text));
+  }
+  return texts;
+}
+
 namespace {
 
 // The shape of a YAML stream, from its events alone (no nodes are built).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "io/scenario_error.h"
@@ -19,6 +20,11 @@ namespace drsim {
 // ScenarioError naming display_name, without being read.
 std::optional<std::string> read_document_file(const std::filesystem::path& path, const std::string& display_name,
                                               std::string& reason);
+
+// The files' contents as (display name, text) pairs, in order, for the importers; a file that cannot be read
+// throws ScenarioError "cannot read the <what>: <reason>".
+std::vector<std::pair<std::string, std::string>> read_text_files(const std::vector<std::filesystem::path>& files,
+                                                                 std::string_view what);
 
 // Parses text that must hold exactly one non-empty YAML document. kind names
 // the expected document in messages ("Scenario"). Throws ScenarioError.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <tuple>
 
 #include "io/run.h"
@@ -342,6 +343,18 @@ TEST(KubernetesImportBadManifests, EveryFileOfTheCorpusHasACase) {
     })) << name;
   }
   EXPECT_EQ(files, std::size(kBadManifests));
+}
+
+TEST(KubernetesImportBadManifests, AFileThatCannotBeReadIsNamed) {
+  EXPECT_EQ(testing::error_of([] { import_kubernetes({"no/such/manifest.yaml"}, {}); }),
+            "no/such/manifest.yaml: cannot read the manifest: No such file or directory");
+  // A directory of other files.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "drsim-no-manifests";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "README.txt") << "not a manifest\n";
+  EXPECT_EQ(testing::error_of([&] { import_kubernetes({dir}, {}); }),
+            dir.string() + ": expected .yaml, .yml or .json manifests in this directory, got none");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(KubernetesImportBadManifests, NoZonesAndNoNodesIsAnError) {
