@@ -487,7 +487,9 @@ class ExperimentImporter {
   void chaos_mesh(Object& o) {
     // The label first, so that every message names the object.
     const YAML::Node& doc = o.root;  // const: a lookup must not add the key
-    const YAML::Node kind_node = doc["kind"], name_node = doc["metadata"]["name"];
+    const YAML::Node kind_node = doc["kind"], metadata = doc["metadata"];
+    // A missing key is an invalid node, and a key of that would throw: only a mapping is looked into.
+    const YAML::Node name_node = metadata && metadata.IsMap() ? metadata["name"] : YAML::Node();
     if (kind_node && kind_node.IsScalar()) {
       o.label = kind_node.Scalar() + (name_node && name_node.IsScalar() ? " " + name_node.Scalar() : "");
     }

@@ -249,6 +249,11 @@ class Importer {
     o.kind = root["kind"].text();
     // kubectl get -o yaml of several objects: a List of them.
     if (o.kind == "List" || (o.kind.size() > 4 && o.kind.ends_with("List") && root["items"].is_list())) {
+      if (!root["items"].is_list()) {
+        throw ScenarioError(diagnostic_at(file, doc.Mark(), list_path,
+                                          "expected items, the list of the " + o.kind + "'s objects, got " +
+                                              (root["items"].present() ? std::string("something else") : "none")));
+      }
       const YAML::Node items = doc["items"];
       for (std::size_t i = 0; i < items.size(); ++i) {
         add(file, items[i], (list_path.empty() ? "" : list_path + ".") + "items[" + std::to_string(i) + "]");
