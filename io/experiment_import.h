@@ -8,8 +8,8 @@
 //                                                                     pods cannot be reached; noted)
 //   aws:ec2:stop-instances / terminate-instances, every instance of a zone  zone:fail (until
 //                                                                     startInstancesAfterDuration)
-//   aws:rds:failover-db-cluster                                        database:failover of the database of
-//                                                                     the cluster's name
+//   aws:rds:failover-db-cluster                                        database:kill of the database of the
+//                                                                     cluster's name (its failover promotes)
 //   aws:eks:pod-delete of a deployment's pods                          pods:kill per zone
 //   aws:fis:wait                                                       the delay of the steps after it
 // Chaos Mesh (YAML): PodChaos pod-kill / pod-failure / container-kill -> pods:kill; NetworkChaos partition of

@@ -518,22 +518,18 @@ class Importer {
     const ManifestField strategy = stateful ? spec["updateStrategy"] : spec["strategy"];
     const std::string type = strategy["type"].optional_text().value_or("RollingUpdate");
     if (type == "RollingUpdate") {
-      RollingUpdateConfig r;
-      if (stateful) r = RollingUpdateConfig{Ratio{0}, Ratio{0}};  // one pod at a time, no surge
+      // Each read once, with the API's defaults: a Deployment surges and drops 25%; a StatefulSet never surges
+      // and takes one pod down at a time.
       const ManifestField ru = strategy["rollingUpdate"];
-      if (stateful) {
-        r.max_unavailable = ru["maxUnavailable"].present()
-                                ? rolling_fraction(pods_or_percent(ru["maxUnavailable"]), w.replicas, false)
-                                : rolling_fraction({false, 1}, w.replicas, false);
-      } else {
-        if (ru["maxSurge"].present()) r.max_surge = rolling_fraction(pods_or_percent(ru["maxSurge"]), w.replicas, true);
-        if (ru["maxUnavailable"].present()) {
-          r.max_unavailable = rolling_fraction(pods_or_percent(ru["maxUnavailable"]), w.replicas, false);
-        }
-      }
-      const bool counts = (ru["maxSurge"].present() && !pods_or_percent(ru["maxSurge"]).percent) ||
-                          (ru["maxUnavailable"].present() && !pods_or_percent(ru["maxUnavailable"]).percent) ||
-                          (stateful && !ru["maxUnavailable"].present());
+      const PodsOrPercent surge = stateful                   ? PodsOrPercent{true, 0}
+                                  : ru["maxSurge"].present() ? pods_or_percent(ru["maxSurge"])
+                                                             : PodsOrPercent{true, 0.25};
+      const PodsOrPercent unavailable = ru["maxUnavailable"].present() ? pods_or_percent(ru["maxUnavailable"])
+                                        : stateful                     ? PodsOrPercent{false, 1}
+                                                                       : PodsOrPercent{true, 0.25};
+      const RollingUpdateConfig r{rolling_fraction(surge, w.replicas, true),
+                                  rolling_fraction(unavailable, w.replicas, false)};
+      const bool counts = !surge.percent || !unavailable.percent;
       if (counts) {
         note(o, ru.present() ? ru : strategy,
              "converted: pod counts as fractions of spec.replicas " + std::to_string(w.replicas) +

@@ -33,31 +33,25 @@ Imported import_dir(const char* dir, KubernetesImportOptions options = {}) {
   return {std::move(i), std::move(s)};
 }
 
+// The item of `items` whose `key` member is `name` (a test failure, and an empty item, when there is none).
+template <class Item>
+const Item& named(const std::vector<Item>& items, std::string Item::*key, const std::string& name) {
+  for (const Item& item : items) {
+    if (item.*key == name) return item;
+  }
+  ADD_FAILURE() << "none named " << name;
+  static const Item none{};
+  return none;
+}
+
 const ServiceConfig& service(const Scenario& s, const std::string& name) {
-  for (const ServiceConfig& sv : s.spec.topology.config.services) {
-    if (sv.name == name) return sv;
-  }
-  ADD_FAILURE() << "no service " << name;
-  static const ServiceConfig none;
-  return none;
+  return named(s.spec.topology.config.services, &ServiceConfig::name, name);
 }
-
 const KubeDeploymentConfig& deployment(const Scenario& s, const std::string& name) {
-  for (const KubeDeploymentConfig& d : s.spec.kubernetes->deployments) {
-    if (d.service == name) return d;
-  }
-  ADD_FAILURE() << "no deployment " << name;
-  static const KubeDeploymentConfig none;
-  return none;
+  return named(s.spec.kubernetes->deployments, &KubeDeploymentConfig::service, name);
 }
-
 const HpaConfig& hpa(const Scenario& s, const std::string& name) {
-  for (const HpaConfig& h : s.spec.kubernetes->hpas) {
-    if (h.name == name) return h;
-  }
-  ADD_FAILURE() << "no HPA " << name;
-  static const HpaConfig none;
-  return none;
+  return named(s.spec.kubernetes->hpas, &HpaConfig::name, name);
 }
 
 std::uint32_t replicas_in(const ServiceConfig& sv, const std::string& zone) {
