@@ -58,7 +58,7 @@ sanitize: deps
 # The libFuzzer targets of fuzz/ (docs/fuzzing.md): clang, every library under
 # AddressSanitizer and UndefinedBehaviorSanitizer, only what the targets link.
 # -O1 with line tables: fast enough to fuzz, stack traces with lines; no NDEBUG.
-FUZZ_TARGETS := fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run fuzz_import_kubernetes fuzz_import_experiment
+FUZZ_TARGETS := fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run fuzz_import_kubernetes fuzz_import_experiment fuzz_import_traces
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DDRSIM_FUZZ=ON -DDRSIM_BUILD_TESTS=OFF \

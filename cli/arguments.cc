@@ -34,6 +34,10 @@ commands:
                   the scenario with the steps of an AWS FIS experiment template
                   (JSON) or Chaos Mesh objects (YAML) added to its timeline;
                   what is not modelled is listed on stderr
+  import traces FILE... --scenario SCENARIO [--sampling RATIO] [--out FILE]
+                  the scenario with the operations, calls, self times and
+                  request rates of OpenTelemetry (OTLP JSON), Jaeger or Zipkin
+                  JSON traces; what is not modelled is listed on stderr
   docs            print the scenario format reference (--format markdown|schema),
                   or the event kinds as JSON (--format event-kinds)
   report SOURCE OUT.html [--seed N] [--until DURATION] [--title TEXT]
@@ -74,6 +78,16 @@ options for import experiment:
   --at TIME          when the experiment starts in the run (default: 1m)
   --zone-map FROM=TO the experiment's AZ name or ID FROM is the scenario's
                      zone TO, e.g. use1-az1=zone-a (repeatable)
+  --out FILE         write the scenario there (default: stdout)
+options for import traces:
+  --scenario FILE    the scenario whose services the traces show (required)
+  --sampling RATIO   the share of requests the traces hold, e.g. 1% (default:
+                     all): rates are divided by it
+  --window TIME      the load profile's step (default: 1m)
+  --samples N        self-time samples kept per operation (default: 200; more
+                     are reduced to N evenly spaced quantiles)
+  --service-map FROM=TO  the traces' service FROM is the scenario's TO
+                     (repeatable)
   --out FILE         write the scenario there (default: stdout)
 options for run:
   --seed N           run seed (default: spec.seed)
@@ -132,12 +146,14 @@ Arguments parse_import(const std::vector<std::string>& argv) {
   Arguments args;
   args.command = "import";
   std::size_t i = 1;
-  if (i >= argv.size()) throw UsageError("import: missing what to import (kubernetes or experiment)");
+  if (i >= argv.size()) throw UsageError("import: missing what to import (kubernetes, experiment or traces)");
   args.import_kind = argv[i++];
-  if (args.import_kind != "kubernetes" && args.import_kind != "experiment") {
-    throw UsageError("import: expected kubernetes or experiment, got \"" + args.import_kind + "\"");
+  if (args.import_kind != "kubernetes" && args.import_kind != "experiment" && args.import_kind != "traces") {
+    throw UsageError("import: expected kubernetes, experiment or traces, got \"" + args.import_kind + "\"");
   }
+  const bool traces = args.import_kind == "traces";
   const bool experiment = args.import_kind == "experiment";
+  const bool kubernetes = args.import_kind == "kubernetes";
   auto value_of = [&](const std::string& word, const std::string& name) { return option_value(argv, i, word, name); };
   auto pair_of = [](const std::string& option, const std::string& text, const std::string& example) {
     const std::size_t eq = text.find('=');
@@ -148,7 +164,7 @@ Arguments parse_import(const std::vector<std::string>& argv) {
   };
   while (i < argv.size()) {
     const std::string word = argv[i++];
-    if (experiment && is(word, "--scenario")) {
+    if ((experiment || traces) && is(word, "--scenario")) {
       args.scenario_file = value_of(word, "--scenario");
     } else if (experiment && is(word, "--at")) {
       const std::string text = value_of(word, "--at");
@@ -161,7 +177,34 @@ Arguments parse_import(const std::vector<std::string>& argv) {
         throw UsageError("--at: expected a duration of at least 0, got \"" + text + "\"");
     } else if (experiment && is(word, "--zone-map")) {
       args.zone_map.push_back(pair_of("--zone-map", value_of(word, "--zone-map"), "use1-az1=zone-a"));
-    } else if (!experiment && is(word, "--zones")) {
+    } else if (traces && is(word, "--sampling")) {
+      const std::string text = value_of(word, "--sampling");
+      try {
+        args.sampling = parse_ratio(text).value;
+      } catch (const UnitError& e) {
+        throw UsageError(std::string("--sampling: ") + e.what());
+      }
+      if (!(*args.sampling > 0 && *args.sampling <= 1))
+        throw UsageError("--sampling: expected a share above 0 and at most 1 (such as 10% or 0.1), got \"" + text +
+                         "\"");
+    } else if (traces && is(word, "--window")) {
+      const std::string text = value_of(word, "--window");
+      try {
+        args.window = parse_duration(text);
+      } catch (const UnitError& e) {
+        throw UsageError(std::string("--window: ") + e.what());
+      }
+      if (*args.window <= Duration::zero()) throw UsageError("--window: expected a positive duration, got \"" + text + "\"");
+    } else if (traces && is(word, "--samples")) {
+      const std::string text = value_of(word, "--samples");
+      std::size_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc{} || end != text.data() + text.size() || n < 2)
+        throw UsageError("--samples: expected a whole number of at least 2, got \"" + text + "\"");
+      args.max_samples = n;
+    } else if (traces && is(word, "--service-map")) {
+      args.service_map.push_back(pair_of("--service-map", value_of(word, "--service-map"), "cart=cartservice"));
+    } else if (kubernetes && is(word, "--zones")) {
       const std::string list = value_of(word, "--zones");
       std::size_t start = 0;
       while (start <= list.size()) {
@@ -171,13 +214,13 @@ Arguments parse_import(const std::vector<std::string>& argv) {
         args.zones.push_back(zone);
         start = comma + 1;
       }
-    } else if (!experiment && is(word, "--region")) {
+    } else if (kubernetes && is(word, "--region")) {
       args.region = value_of(word, "--region");
-    } else if (!experiment && is(word, "--namespace")) {
+    } else if (kubernetes && is(word, "--namespace")) {
       args.namespace_name = value_of(word, "--namespace");
-    } else if (!experiment && is(word, "--name")) {
+    } else if (kubernetes && is(word, "--name")) {
       args.name = value_of(word, "--name");
-    } else if (!experiment && is(word, "--metric")) {
+    } else if (kubernetes && is(word, "--metric")) {
       args.metric_names.push_back(
           pair_of("--metric", value_of(word, "--metric"), "http_requests_per_second=requests_per_second"));
     } else if (is(word, "--out")) {
@@ -190,10 +233,14 @@ Arguments parse_import(const std::vector<std::string>& argv) {
   }
   if (args.inputs.empty()) {
     throw UsageError(experiment ? "import experiment: missing experiment files"
+                     : traces   ? "import traces: missing trace files"
                                 : "import kubernetes: missing manifest files or directories");
   }
   if (experiment && args.scenario_file.empty()) {
     throw UsageError("import experiment: missing --scenario FILE (the scenario whose zones and services it names)");
+  }
+  if (traces && args.scenario_file.empty()) {
+    throw UsageError("import traces: missing --scenario FILE (the scenario whose services the traces show)");
   }
   return args;
 }

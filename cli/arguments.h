@@ -35,7 +35,7 @@ struct Arguments {
   std::optional<std::uint32_t> replicas;  // recommend-policy: --replicas (default: compensation)
   bool migrate = false;                   // recommend-policy: --migrate
   // import: `import kubernetes PATH...`
-  std::string import_kind;          // kubernetes
+  std::string import_kind;          // kubernetes, experiment or traces
   std::vector<std::string> inputs;  // files and directories
   std::vector<std::string> zones;   // --zones a,b,c
   std::string region;               // --region (empty: region-1)
@@ -47,6 +47,11 @@ struct Arguments {
   std::string scenario_file;                                  // --scenario
   std::optional<Duration> experiment_at;                      // --at
   std::vector<std::pair<std::string, std::string>> zone_map;  // --zone-map FROM=TO
+  // import traces (and --scenario)
+  std::optional<double> sampling;                                // --sampling RATIO
+  std::optional<Duration> window;                                // --window
+  std::optional<std::size_t> max_samples;                        // --samples N
+  std::vector<std::pair<std::string, std::string>> service_map;  // --service-map FROM=TO
 };
 
 Arguments parse_arguments(const std::vector<std::string>& argv);

@@ -9,6 +9,7 @@
 #include "io/experiment_import.h"
 #include "io/kubernetes_import.h"
 #include "io/output_error.h"
+#include "io/trace_import.h"
 #include "io/scenario_loader.h"
 
 namespace drsim::cli {
@@ -42,10 +43,30 @@ int import_experiment_command(const Arguments& args, const Console& console) {
   return kExitOk;
 }
 
+int import_traces_command(const Arguments& args, const Console& console) {
+  TraceImportOptions options;
+  if (args.sampling) options.workload.sampling = *args.sampling;
+  if (args.window) options.workload.window = *args.window;
+  if (args.max_samples) options.workload.max_samples = *args.max_samples;
+  for (const auto& [from, to] : args.service_map) options.service_names[from] = to;
+  const std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
+  const TraceImport imported = import_traces(args.scenario_file, inputs, options);
+  for (const ImportNote& n : imported.notes) std::fprintf(console.err, "%s\n", n.to_string().c_str());
+  write_output(args, console, imported.scenario_yaml);
+  std::fprintf(console.err,
+               "drsim import: %zu operations and %zu entry points from %zu traces (%zu spans) in %zu files, %zu "
+               "notes%s%s\n",
+               imported.workload.operations.size(), imported.workload.entries.size(), imported.workload.traces,
+               imported.workload.spans, inputs.size(), imported.notes.size(),
+               args.out_file.empty() ? "" : "; scenario written to ", args.out_file.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int import_command(const Arguments& args, const Console& console) {
   if (args.import_kind == "experiment") return import_experiment_command(args, console);
+  if (args.import_kind == "traces") return import_traces_command(args, console);
   KubernetesImportOptions options;
   options.zones = args.zones;
   if (!args.region.empty()) options.region = args.region;

@@ -7,7 +7,7 @@ file references rewritten relative to scenarios/ (where the targets resolve
 them), and a copy of each with its topology file written inline (so the
 mutator sees the topology's text too); fuzz_import_kubernetes gets the
 manifests of tests/data/manifests and the worked example, fuzz_import_experiment
-their experiments; fuzz_overrides gets override lines
+their experiments, fuzz_import_traces their traces; fuzz_overrides gets override lines
 for its base scenarios (fuzz/fuzz_overrides.cc). Deterministic: the same
 tree gives the same files.
 """
@@ -30,6 +30,8 @@ MANIFEST_SOURCES = [ROOT / "tests/data/manifests", ROOT / "examples/online_bouti
 
 # fuzz_import_experiment: the experiments of the tests and the worked example.
 EXPERIMENT_SOURCES = [ROOT / "tests/data/experiments", ROOT / "examples/online_boutique/experiments"]
+# fuzz_import_traces: the traces of the tests and the worked example.
+TRACE_SOURCES = [ROOT / "tests/data/traces", ROOT / "examples/online_boutique/traces"]
 
 # fuzz_overrides: the first byte picks the base scenario (its index in
 # kBaseScenarios), the lines are --set overrides.
@@ -113,6 +115,11 @@ def main():
         for path in sorted(p for p in source.rglob("*") if p.suffix in (".yaml", ".json")):
             name = path.relative_to(ROOT).as_posix().replace("/", "-")
             (out / "fuzz_import_experiment" / name).write_bytes(path.read_bytes())
+    (out / "fuzz_import_traces").mkdir(parents=True)
+    for source in TRACE_SOURCES:
+        for path in sorted(p for p in source.rglob("*.json")):
+            name = path.relative_to(ROOT).as_posix().replace("/", "-")
+            (out / "fuzz_import_traces" / name).write_bytes(path.read_bytes())
     for number, (base, lines) in enumerate(OVERRIDE_SEEDS):
         (out / "fuzz_overrides" / f"overrides-{number}").write_bytes(bytes([base]) + "\n".join(lines).encode())
 

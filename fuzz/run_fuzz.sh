@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$build_dir" ] && [ ${#limit[@]} -gt 0 ] || usage
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run fuzz_import_kubernetes fuzz_import_experiment)
+targets=(fuzz_scenario_loader fuzz_overrides fuzz_check fuzz_run fuzz_import_kubernetes fuzz_import_experiment fuzz_import_traces)
 
 /usr/bin/python3 "$root/fuzz/make_seeds.py" "$build_dir/seeds" || exit 2
 mkdir -p "$build_dir/logs"

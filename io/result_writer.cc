@@ -12,6 +12,7 @@
 #include "io/objective_evaluation.h"
 #include "io/output_error.h"
 #include "io/scenario_loader.h"
+#include "io/trace_json.h"
 #include "models/actions/timeline.h"
 #include "sim/errors.h"
 #include "sim/json_scalars.h"
@@ -213,6 +214,7 @@ void write_results(const RunResult& result, const std::filesystem::path& dir) {
   write_file(dir / "scenario.yaml", to_yaml(result.scenario));
   write_file(dir / "run.json", run_json(result));
   write_file(dir / "objectives.json", objectives_json(objective_report(result)));
+  if (result.simulation->spans().enabled()) write_file(dir / "traces.json", otlp_json(result.simulation->spans()));
 }
 
 namespace {

@@ -29,7 +29,8 @@ std::string kpis_json(const RunResult& result);
 std::string faults_csv(const FaultReport& report);
 // Writes timeseries.csv, events.csv, kpis.json, faults.csv, scenario.yaml
 // (resolved), run.json (outcome, wall time) and objectives.json (per-fault
-// figures and verdicts, io/objective_evaluation.h) into dir, creating it.
+// figures and verdicts, io/objective_evaluation.h) into dir, creating it; with spec.traces, traces.json
+// (io/trace_json.h).
 // Each file is written whole or not at all (a temporary file renamed into
 // place). Throws OutputError (io/output_error.h) when the folder or a file
 // cannot be written.

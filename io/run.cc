@@ -19,6 +19,9 @@ namespace drsim {
 std::unique_ptr<Simulation> build_simulation(const Scenario& scenario, SimulationOptions options) {
   const ScenarioSpec& spec = scenario.spec;
   auto sim = std::make_unique<Simulation>(std::move(options));
+  if (spec.traces.sampling.value > 0) {
+    sim->spans().enable(spec.traces.sampling.value, sim->options().seed, spec.traces.max_spans);
+  }
   // Area by area, in the order the components join (io/model_builders.h).
   ActionContext built;
   build_topology(spec, *sim, built);

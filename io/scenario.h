@@ -114,6 +114,28 @@ struct GuardsConfig {
   }
 };
 
+// Traces of a sampled share of the requests, written to the results folder as traces.json (OpenTelemetry OTLP
+// JSON, io/trace_json.h): what `drsim import traces` reads back (docs/import.md).
+struct TracesConfig {
+  Ratio sampling{0};  // 0: no traces
+  std::uint64_t max_spans = 100'000;
+
+  static constexpr std::string_view kTypeName = "Traces";
+  static constexpr auto fields() {
+    return std::tuple{
+        field("sampling", &TracesConfig::sampling,
+              "The share of the clients' requests traced, decided per request when it starts (head sampling; "
+              "0: no traces). Which requests are traced follows the seed and the request's number, so turning "
+              "traces on changes nothing else in the run.",
+              kNonNegative | kAtMostOne),
+        field("maxSpans", &TracesConfig::max_spans,
+              "No new trace starts once this many spans are recorded (the traces under way finish), which bounds "
+              "the memory and the file.",
+              kPositive),
+    };
+  }
+};
+
 struct ScenarioSpec {
   TopologyRef topology;
   Duration duration{};
@@ -126,6 +148,7 @@ struct ScenarioSpec {
   ObjectivesConfig objectives;
   std::optional<KubernetesConfig> kubernetes;  // absent: no control plane
   FlowNetworkConfig network;                   // closed-form unless fidelity: flows
+  TracesConfig traces;
 
   static constexpr std::string_view kTypeName = "ScenarioSpec";
   static constexpr auto fields() {
@@ -150,6 +173,9 @@ struct ScenarioSpec {
         field("network", &ScenarioSpec::network,
               "How the network between zones is modelled: closed-form, or flows through SimGrid (network "
               "fidelity: replication, re-sync and flow:transfer copies share the links' bandwidth)."),
+        field("traces", &ScenarioSpec::traces,
+              "Write traces of a sampled share of the requests (traces.json, OpenTelemetry OTLP JSON: the "
+              "clients' requests, each service's SERVER spans and their calls' CLIENT spans)."),
     };
   }
 };

@@ -17,6 +17,7 @@
 #include "sim/errors.h"
 #include "sim/event_queue.h"
 #include "sim/recorder.h"
+#include "sim/span_recorder.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
@@ -135,6 +136,9 @@ class Simulation {
 
   Recorder& recorder() { return recorder_; }
   const Recorder& recorder() const { return recorder_; }
+  // The sampled requests' spans (off unless enabled: io/run.cc enables them for spec.traces).
+  SpanRecorder& spans() { return spans_; }
+  const SpanRecorder& spans() const { return spans_; }
   RngStream rng_stream(std::string_view name) const { return RngStream(options_.seed, name); }
   const SimulationOptions& options() const { return options_; }
 
@@ -148,6 +152,7 @@ class Simulation {
   SimulationOptions options_;
   EventQueue queue_;
   Recorder recorder_;
+  SpanRecorder spans_;
   std::vector<std::unique_ptr<Component>> components_;
   SimTime now_{};
   std::uint64_t events_run_ = 0;

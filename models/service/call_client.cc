@@ -66,6 +66,8 @@ void CallClient::connect_calls(const std::vector<CallConfig>& calls, std::vector
                               call.retry.budget ? std::optional<RetryBudget>(*call.retry.budget) : std::nullopt,
                               call.timeout, database, call.queries, call.writes});
     edges_.back().operation = static_cast<std::uint16_t>(callee_operation);
+    span_names_.emplace_back(callee != nullptr ? callee->config().span_name(callee_operation)
+                                               : std::string_view(call.database));
     edges_.back().probability = call.probability.value;
     if (callee != nullptr && callee->config().discovery == "mesh") {
       const auto known = std::find(meshed_.begin(), meshed_.end(), callee);
@@ -113,6 +115,8 @@ void CallClient::attach(Simulation& sim, std::uint32_t host, RngStream& rng, Win
   sim_ = &sim;
   host_ = host;
   rng_ = &rng;
+  span_caller_ = sim.spans().intern(config_.name);
+  for (std::size_t e = 0; e < edges_.size(); ++e) edges_[e].span_name = sim.spans().intern(span_names_[e]);
   for (DatabaseUse& use : database_uses_) {
     use.metrics.clear();
     for (const ServiceZone& z : pods_.zones()) {
@@ -307,6 +311,10 @@ std::uint32_t CallClient::new_call(std::size_t p, std::size_t slot, std::uint32_
   if (s.first_call != kNoCall) records_[s.first_call].prev = c;
   s.first_call = c;
   CallEdge& e = edges_[edge];
+  // One CLIENT span per call, its retries included: the callee's SERVER span of each attempt is its child.
+  r.span = s.span == 0 ? 0
+                       : sim_->spans().start_span(s.span, SpanRecorder::Kind::kClient, span_caller_, e.span_name,
+                                                  now());
   r.deadline = e.timeout ? now() + *e.timeout : kSimTimeMax;
   if (propagate_deadlines_) r.deadline = std::min(r.deadline, s.job.deadline);
   if (e.budget) e.budget->deposit(now());
@@ -352,6 +360,7 @@ void CallClient::send_attempt(std::uint32_t c) {
   Job call{&caller_, token, now()};
   call.deadline = r.deadline;
   call.operation = e.operation;
+  call.trace_parent = r.span;
   if (e.retry.per_try_timeout()) call.deadline = std::min(call.deadline, now() + *e.retry.per_try_timeout());
   Service* callee = r.callee;
   const std::optional<ZoneIndex> from = pods_.zone(pods_.pod(r.pod).zone).topology_zone;
@@ -517,6 +526,7 @@ void CallClient::attempt_failed(std::uint32_t c, AttemptFailure failure) {
 void CallClient::call_done(std::uint32_t c, bool ok) {
   const std::size_t p = records_[c].pod;
   const std::size_t slot = records_[c].slot;
+  sim_->spans().end_span(records_[c].span, now(), !ok);
   free_call(c);
   WorkerSlot& s = pods_.pod(p).slots[slot];
   if (!ok) s.failed = true;
@@ -533,6 +543,10 @@ void CallClient::free_call(std::uint32_t c) {
   r.attempt_timer = EventId{};
   r.attempt_outstanding = false;
   ++r.generation;  // answers still on their way are ignored
+  if (r.span != 0) {
+    sim_->spans().end_span(r.span, now(), true);  // abandoned with its request (call_done has ended the others)
+    r.span = 0;
+  }
   WorkerSlot& s = pods_.pod(r.pod).slots[r.slot];
   if (r.prev != kNoCall) {
     records_[r.prev].next = r.next;

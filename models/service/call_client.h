@@ -114,6 +114,7 @@ class CallClient {
     std::uint32_t host = kNoCall;
     EventId route_timer;
     std::uint32_t prev = kNoCall, next = kNoCall;  // the slot's calls; next is also the free list
+    std::uint32_t span = 0;  // its CLIENT span when the calling request is traced (0: not traced)
   };
   // Per entry of the calls of every operation: its retry policy and budget.
   struct CallEdge {
@@ -127,6 +128,7 @@ class CallClient {
     std::uint32_t channel = kNoCall;  // calls over gRPC channels: index in grpc_
     std::uint16_t operation = 0;      // service calls: the callee's operation index
     double probability = 1.0;         // each call is made with it
+    std::uint32_t span_name = 0;      // traced calls' CLIENT span name (interned at attach from span_names_)
   };
   // A database the calls name: the pods' pool settings towards it, and its
   // endpoint from each of the service's zones.
@@ -182,6 +184,8 @@ class CallClient {
   RngStream* rng_ = nullptr;
   std::vector<std::vector<std::vector<StepCall>>> steps_;  // [operation][step]: the calls of each step
   std::vector<CallEdge> edges_;
+  std::vector<std::string> span_names_;  // per edge: the callee's operation (or the database) as spans name it
+  std::uint32_t span_caller_ = 0;        // the caller's name in spans (interned at attach)
   std::vector<DatabaseUse> database_uses_;
   std::vector<CallRecord> records_;
   std::uint32_t free_record_ = kNoCall;

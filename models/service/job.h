@@ -75,6 +75,9 @@ struct Job {
   // given, the earlier): a service that honours deadlines drops a queued job
   // past it and cancels one in service at it. kSimTimeMax: none.
   SimTime deadline = kSimTimeMax;
+  // The caller's span when the request is traced (sim/span_recorder.h): the service's own span is its child.
+  // 0: not traced.
+  std::uint32_t trace_parent = 0;
 };
 
 // Jobs waiting for a worker, first in first out (models/service/ring_queue.h).

@@ -41,6 +41,7 @@ struct WorkerSlot {
   bool waiting_for_thread = false;     // event loop: in the pod's run queue, its own work not started
   bool in_work = false;                // running its own work (work may be unscheduled: its pod is throttled)
   std::uint32_t cpu_millicores = 0;    // what its own work asks for while it computes (its operation's rate)
+  std::uint32_t span = 0;              // its SERVER span when the request is traced (0: not traced)
   // Pods whose CPU can be held back (a limit, a shared node): where its own work ends on the pod's CPU clock
   // (PodCpuClock::progress_ns), in full-speed ns.
   double work_end = 0;

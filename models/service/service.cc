@@ -279,6 +279,10 @@ void Service::kill_pod(std::size_t p) {
 void Service::attach() {
   meter_.attach(recorder());
   calls_.attach(sim(), id(), rng(), meter_.metrics());
+  span_service_ = sim().spans().intern(config_.name);
+  span_operations_.clear();
+  for (std::size_t op = 0; op < config_.operation_count(); ++op)
+    span_operations_.push_back(sim().spans().intern(config_.span_name(op)));
   meter_.declare_pod_series();
   if (domains_ != nullptr) domains_->on_change([this] { on_topology_change(); });
 }
@@ -561,7 +565,8 @@ void Service::respond(const Job& job, std::size_t from_zone, ServeOutcome outcom
     job.owner->on_served(job.token, outcome);
     return;
   }
-  schedule_after(*delay, "service.response_arrives", [job, outcome] { job.owner->on_served(job.token, outcome); });
+  schedule_after(*delay, "service.response_arrives",
+                 [owner = job.owner, token = job.token, outcome] { owner->on_served(token, outcome); });
 }
 
 std::optional<ServeOutcome> Service::deliver(std::size_t z, Job job, std::uint32_t chosen) {
@@ -625,6 +630,11 @@ void Service::release_slot(ServicePod& pod, std::size_t slot) {
   cancel(s.deadline);
   s.deadline = EventId{};
   calls_.drop(s);
+  if (s.span != 0) {
+    // finish has ended it with its outcome; a request dropped with its pod ends here, failed.
+    sim().spans().end_span(s.span, now(), true);
+    s.span = 0;
+  }
   pods_.release_slot(pod, slot);
 }
 
@@ -633,6 +643,9 @@ void Service::begin_service(std::size_t p, Job job) {
   const std::size_t slot = pods_.take_slot(pod);
   WorkerSlot& s = pod.slots[slot];
   s.job = job;
+  s.span = job.trace_parent == 0 ? 0
+                                 : sim().spans().start_span(job.trace_parent, SpanRecorder::Kind::kServer,
+                                                            span_service_, span_operations_[job.operation], now());
   if (event_loop_ && pod.computing >= config_.concurrency) {
     // Every thread is computing: the request waits in the run queue, holding its place in flight.
     change_pod_work(p, [](ServicePod& taken) { ++taken.busy; });
@@ -777,6 +790,7 @@ void Service::finish(std::size_t p, std::size_t slot, ServeOutcome outcome) {
   ServicePod& pod = pods_.pod(p);
   ServiceZone& zone = pods_.zone(pod.zone);
   const Job job = pod.slots[slot].job;
+  if (pod.slots[slot].span != 0) sim().spans().end_span(pod.slots[slot].span, now(), outcome != ServeOutcome::kServed);
   release_slot(pod, slot);
   change_pod_work(p, [](ServicePod& freed) { --freed.busy; });
   if (!event_loop_) --zone.busy;  // an event loop's thread was freed when the request's own work ended

@@ -330,6 +330,9 @@ class Service : public Component,
   FailureDomains* domains_;
   std::vector<ServiceTimeDistribution> service_times_;  // by operation index
   std::vector<std::uint32_t> cpu_millicores_;           // by operation index: what its own work asks for
+  // Traced requests' spans: the service's name and its operations' (by index), interned at attach.
+  std::uint32_t span_service_ = 0;
+  std::vector<std::uint32_t> span_operations_;
   std::vector<std::optional<PodCpuClock>> cpu_clocks_;  // by pod, for pods whose CPU can be held back
   struct NodeSeat {
     NodeCpu* node = nullptr;

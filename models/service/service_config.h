@@ -200,6 +200,9 @@ struct ServiceConfig {
   std::optional<std::size_t> operation_index(std::string_view operation) const;
   // "" for the default operation.
   const std::string& operation_name(std::size_t op) const;
+  // What a traced request of operation op is called in its spans: the operation's name, "default" for the
+  // default operation.
+  std::string_view span_name(std::size_t op) const { return op == 0 ? std::string_view("default") : operation_name(op); }
   const std::vector<CallConfig>& calls_of(std::size_t op) const;
   const ServiceTimeConfig& service_time_of(std::size_t op) const;
   // The cores a request of operation op uses while it computes: cpuTime over the mean service time, or

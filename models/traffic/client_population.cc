@@ -136,6 +136,17 @@ void ClientPopulation::attach() {
         metrics_->counter("client.failed", {{"population", config_.name}, {"cause", to_string(Cause(c))}});
   }
   latency_ = metrics_->latency("client.latency", labels);
+  // FNV-1a of the name: a population's traced requests do not depend on the order populations are built in.
+  span_source_ = 0xCBF29CE484222325ull;
+  for (const char c : config_.name) span_source_ = (span_source_ ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+  span_client_ = sim().spans().intern(config_.name);
+  span_operations_.clear();
+  if (operations_.empty()) {
+    span_operations_.push_back(sim().spans().intern(target_.config().span_name(0)));
+  } else {
+    for (const OperationStats& op : operations_)
+      span_operations_.push_back(sim().spans().intern(target_.config().span_name(op.operation)));
+  }
   if (trailing_p99_) {
     const auto windows = static_cast<std::size_t>(std::max<std::int64_t>(1, trailing_p99_->count() / metrics_window_.count()));
     metrics_->trailing_quantile(latency_, "client.latency_p99_window_s", windows, 0.99);
@@ -209,6 +220,7 @@ void ClientPopulation::release(std::uint32_t index) {
   slot.dns_waiting = false;
   ++slot.generation;  // a late answer for the old request is ignored
   slot.in_flight = false;
+  slot.span = 0;
   slot.attempt_outstanding = false;
   slot.next_free = free_head_;
   free_head_ = index + 1;
@@ -228,6 +240,7 @@ void ClientPopulation::arrive() {
   ++in_flight_;
   metrics_->add(offered_counter_, t);
   if (!operations_.empty()) operation_offered(slot, t);
+  slot.span = sim().spans().start_trace(span_source_, offered_, span_client_, span_operations_[slot.mix], t);
   metrics_->set(in_flight_gauge_, t, static_cast<double>(in_flight_));
   if (budget_) budget_->deposit(t);
   if (config_.timeout) {
@@ -347,6 +360,7 @@ void ClientPopulation::send(std::uint64_t token, std::optional<RegionIndex> regi
   const Slot& slot = slots_[static_cast<std::uint32_t>(token)];
   job.deadline = slot.attempt_deadline;
   if (!operations_.empty()) job.operation = operations_[slot.mix].operation;
+  job.trace_parent = slot.span;
   if (const auto failure = target_.submit(job, zone_, region, affinity_zone_)) on_served(token, *failure);
 }
 
@@ -382,6 +396,7 @@ void ClientPopulation::fail(std::uint32_t index, Cause cause) {
   ++failed_[static_cast<std::size_t>(cause)];
   metrics_->add(failed_counters_[static_cast<std::size_t>(cause)], now());
   if (!operations_.empty()) operation_failed(slots_[index], cause, now());
+  sim().spans().end_span(slots_[index].span, now(), true);
   release(index);
 }
 
@@ -422,6 +437,7 @@ void ClientPopulation::on_served(std::uint64_t token, ServeOutcome outcome) {
     metrics_->add(succeeded_counter_, t);
     metrics_->observe(latency_, t, t - slot.started);
     if (!operations_.empty()) operation_succeeded(slot, t);
+    sim().spans().end_span(slot.span, t, false);
     release(index);
     return;
   }

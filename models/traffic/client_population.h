@@ -181,6 +181,7 @@ class ClientPopulation : public Component, public JobOwner {
     bool connected = false;
     std::uint32_t next_free = 0;
     std::uint16_t mix = 0;  // its entry of config().operations (0 without a mix)
+    std::uint32_t span = 0;  // the request's root CLIENT span when it is traced (0: not traced)
   };
   // An entry of the mix: the entry service's operation, the cumulative weight that picks it, its counts.
   struct OperationStats {
@@ -244,6 +245,10 @@ class ClientPopulation : public Component, public JobOwner {
   std::vector<OperationStats> operations_;  // one per entry of config().operations
 
   std::uint64_t offered_ = 0;
+  // Traced requests (sim/span_recorder.h): which are traced follows (population, request number), not the rng.
+  std::uint64_t span_source_ = 0;
+  std::uint32_t span_client_ = 0;               // the population's name in spans
+  std::vector<std::uint32_t> span_operations_;  // per entry of the mix (or the default operation)
   std::uint64_t succeeded_ = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(Cause::kCount)> failed_{};
   std::uint64_t in_flight_ = 0;

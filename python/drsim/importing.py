@@ -1,4 +1,5 @@
-"""Scenarios from what a cluster already has: ``drsim import kubernetes`` for notebooks.
+"""Scenarios from what a cluster already has: ``drsim import kubernetes``,
+``drsim import experiment`` and ``drsim import traces`` for notebooks.
 
 ::
 
@@ -120,3 +121,114 @@ def import_experiment(
     start_ns = round(_seconds(at, "at") * 1e9)
     text, notes, steps = _core.import_experiment(os.fsdecode(scenario), files, dict(zone_map or {}), start_ns)
     return ExperimentImport(text, list(notes), steps=steps)
+
+
+@dataclass(frozen=True)
+class TraceImport(_ImportedScenario):
+    """What :func:`import_traces` read: the scenario text with the traces' workload,
+    its notes, and the workload itself as tables (:attr:`operations`, :attr:`calls`,
+    :attr:`entries`)."""
+
+    operation_rows: list[tuple[str, str, int, float, list[float]]] = field(default_factory=list, repr=False)
+    call_rows: list[tuple[str, str, str, str, int, float, bool]] = field(default_factory=list, repr=False)
+    entry_rows: list[tuple[str, str, int, list[float]]] = field(default_factory=list, repr=False)
+    window_s: float = 0.0
+    traces: int = 0
+    spans: int = 0
+
+    @property
+    def operations(self) -> pd.DataFrame:
+        """One row per operation: ``service``, ``operation``, ``requests`` (spans
+        seen), ``self_time_mean_s``, ``self_time_p50_s``, ``self_time_p99_s`` and
+        ``samples_s`` (the empirical serviceTime written, ascending)."""
+        import pandas as pd
+
+        rows = []
+        for service, operation, requests, mean, samples in self.operation_rows:
+            rows.append(
+                {
+                    "service": service,
+                    "operation": operation,
+                    "requests": requests,
+                    "self_time_mean_s": mean,
+                    "self_time_p50_s": _quantile(samples, 0.5),
+                    "self_time_p99_s": _quantile(samples, 0.99),
+                    "samples_s": list(samples),
+                }
+            )
+        return pd.DataFrame(
+            rows,
+            columns=["service", "operation", "requests", "self_time_mean_s", "self_time_p50_s",
+                     "self_time_p99_s", "samples_s"],
+        )
+
+    @property
+    def calls(self) -> pd.DataFrame:
+        """One row per call of an operation: ``service``, ``operation``, ``callee``,
+        ``callee_operation``, ``count``, ``probability`` (``count x probability``
+        calls a request on average) and ``parallel``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            self.call_rows,
+            columns=["service", "operation", "callee", "callee_operation", "count", "probability", "parallel"],
+        )
+
+    @property
+    def entries(self) -> pd.DataFrame:
+        """Requests per second (sampling undone) per window and entry operation:
+        ``service``, ``operation``, ``window`` (0-based), ``start_s`` and
+        ``rate_per_s``."""
+        import pandas as pd
+
+        rows = []
+        for service, operation, _requests, rates in self.entry_rows:
+            for w, rate in enumerate(rates):
+                rows.append((service, operation, w, w * self.window_s, rate))
+        return pd.DataFrame(rows, columns=["service", "operation", "window", "start_s", "rate_per_s"])
+
+
+def _quantile(sorted_samples: list[float], q: float) -> float:
+    """The smallest sample with at least q of them at or below it (the inverse
+    empirical CDF, as drsim's empirical serviceTime reads its samples)."""
+    if not sorted_samples:
+        return float("nan")
+    import math
+
+    at = max(0, math.ceil(q * len(sorted_samples)) - 1)
+    return sorted_samples[min(at, len(sorted_samples) - 1)]
+
+
+def import_traces(
+    scenario: str | os.PathLike[str],
+    traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    sampling: float = 1.0,
+    window: DurationLike = "1m",
+    samples: int = 200,
+    service_map: Mapping[str, str] | None = None,
+) -> TraceImport:
+    """The scenario file with the operations, calls, self times and request rates
+    of OpenTelemetry (OTLP JSON), Jaeger or Zipkin JSON traces, as ``drsim import
+    traces`` (docs/import.md). ``sampling`` is the share of requests the traces
+    hold (rates are divided by it), ``window`` the load profile's step,
+    ``samples`` the self-time samples kept per operation, ``service_map`` the
+    traces' service names mapped to the scenario's. Raises
+    :class:`drsim.ScenarioError` with the file, line, column and span."""
+    if isinstance(traces, (str, os.PathLike)):
+        traces = [traces]
+    files = [os.fsdecode(p) for p in traces]
+    window_ns = round(_seconds(window, "window") * 1e9)
+    text, notes, operations, calls, entries, window_s, n_traces, n_spans = _core.import_traces(
+        os.fsdecode(scenario), files, float(sampling), window_ns, int(samples), dict(service_map or {})
+    )
+    return TraceImport(
+        text,
+        list(notes),
+        operation_rows=list(operations),
+        call_rows=list(calls),
+        entry_rows=list(entries),
+        window_s=window_s,
+        traces=n_traces,
+        spans=n_spans,
+    )

@@ -13,6 +13,7 @@
 #include "io/experiment_import.h"
 #include "io/kubernetes_import.h"
 #include "io/scenario_loader.h"
+#include "io/trace_import.h"
 #include "python/src/bindings.h"
 
 namespace drsim::python {
@@ -67,6 +68,53 @@ void bind_import(py::module_& m) {
       py::arg("scenario_file"), py::arg("paths"), py::arg("zone_names"), py::arg("start_ns"),
       "(scenario YAML with the steps, notes as (file, line, column, object, path, message), steps) of drsim import "
       "experiment.");
+  m.def(
+      "import_traces",
+      [](const std::string& scenario_file, const std::vector<std::string>& paths, double sampling,
+         std::int64_t window_ns, std::size_t max_samples, const std::map<std::string, std::string>& service_names) {
+        TraceImportOptions options;
+        options.workload.sampling = sampling;
+        options.workload.window = Duration(window_ns);
+        options.workload.max_samples = max_samples;
+        options.service_names = service_names;
+        TraceImport imported;
+        {
+          py::gil_scoped_release release;
+          imported = import_traces(scenario_file, std::vector<std::filesystem::path>(paths.begin(), paths.end()),
+                                   options);
+        }
+        std::vector<std::tuple<std::string, int, int, std::string, std::string, std::string>> notes;
+        for (const ImportNote& n : imported.notes)
+          notes.emplace_back(n.file, n.line, n.column, n.object, n.path, n.message);
+        // The workload as rows: per operation and per call, for DataFrames.
+        std::vector<std::tuple<std::string, std::string, std::uint64_t, double, std::vector<double>>> operations;
+        std::vector<std::tuple<std::string, std::string, std::string, std::string, std::uint32_t, double, bool>> calls;
+        for (const TracedOperation& op : imported.workload.operations) {
+          std::vector<double> samples;
+          samples.reserve(op.self_times.size());
+          for (Duration d : op.self_times) samples.push_back(static_cast<double>(d.count()) / 1e9);
+          operations.emplace_back(op.service, op.operation, op.requests,
+                                  static_cast<double>(op.self_time_mean.count()) / 1e9, std::move(samples));
+          for (const TracedCall& c : op.calls)
+            calls.emplace_back(op.service, op.operation, c.service, c.operation, c.count, c.probability, c.parallel);
+        }
+        std::vector<std::tuple<std::string, std::string, std::uint64_t, std::vector<double>>> entries;
+        for (const TracedEntry& e : imported.workload.entries)
+          entries.emplace_back(e.service, e.operation, e.requests, e.rates);
+        return std::tuple{imported.scenario_yaml,
+                          notes,
+                          operations,
+                          calls,
+                          entries,
+                          static_cast<double>(imported.workload.window.count()) / 1e9,
+                          imported.workload.traces,
+                          imported.workload.spans};
+      },
+      py::arg("scenario_file"), py::arg("paths"), py::arg("sampling"), py::arg("window_ns"), py::arg("max_samples"),
+      py::arg("service_names"),
+      "(scenario YAML, notes, operations (service, operation, requests, mean self time s, samples s), calls (service, "
+      "operation, callee, callee operation, count, probability, parallel), entries (service, operation, requests, "
+      "rates per window), window s, traces, spans) of drsim import traces.");
 }
 
 }  // namespace drsim::python

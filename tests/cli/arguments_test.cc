@@ -58,8 +58,8 @@ TEST(Arguments, ParsesImportExperiment) {
 }
 
 TEST(Arguments, ImportMistakes) {
-  EXPECT_EQ(usage_error({"import"}), "import: missing what to import (kubernetes or experiment)");
-  EXPECT_EQ(usage_error({"import", "helm"}), "import: expected kubernetes or experiment, got \"helm\"");
+  EXPECT_EQ(usage_error({"import"}), "import: missing what to import (kubernetes, experiment or traces)");
+  EXPECT_EQ(usage_error({"import", "helm"}), "import: expected kubernetes, experiment or traces, got \"helm\"");
   EXPECT_EQ(usage_error({"import", "experiment", "fis.json"}),
             "import experiment: missing --scenario FILE (the scenario whose zones and services it names)");
   EXPECT_EQ(usage_error({"import", "experiment", "fis.json", "--scenario", "s.yaml", "--zones", "a"}),

@@ -32,7 +32,7 @@ const BadCase kBadCases[] = {
     {"unknown_key",
      "tests/data/scenarios/bad/unknown_key.yaml:18:3: spec.durattion: unknown key \"durattion\", did you mean "
      "\"duration\"? (valid keys: topology, duration, seed, guards, load, metricsWindow, podMetrics, timeline, "
-     "objectives, kubernetes, network)\n"
+     "objectives, kubernetes, network, traces)\n"
      "tests/data/scenarios/bad/unknown_key.yaml:7:3: spec: missing required key \"duration\""},
     {"missing_unit",
      "tests/data/scenarios/bad/missing_unit.yaml:18:13: spec.duration: expected a duration with a unit, e.g. "

@@ -98,7 +98,7 @@ TEST(Overrides, NameWithControlCharactersIsRefused) {
 TEST(Overrides, MisspelledKeyIsAnUnknownKey) {
   EXPECT_EQ(load_error(kMinimal, {"spec.seeed=7"}),
             "--set spec.seeed=7: spec.seeed: unknown key \"seeed\", did you mean \"seed\"? (valid keys: topology, "
-            "duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
+            "duration, seed, guards, load, metricsWindow, podMetrics, timeline, objectives, kubernetes, network, traces)");
 }
 
 TEST(Overrides, CrossReferenceErrorsNameTheOverride) {

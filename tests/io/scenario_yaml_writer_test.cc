@@ -82,6 +82,9 @@ spec:
     flowModel: CM02
     zoneLinkBandwidth: 0.1Tbps
     tcpWindow: 4MiB
+  traces:
+    sampling: 0%
+    maxSpans: 100000
 )");
 }
 

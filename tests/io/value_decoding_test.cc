@@ -118,15 +118,15 @@ TEST(DecodeKeys, UnknownKeysEverywhere) {
             "replicas, count, percent, factor, weight, policy, to, size, toRegions, ... 2 more)");
   EXPECT_EQ(load_error(scenario_with("  colour: blue\n")),
             "<text>:15:3: spec.colour: unknown key \"colour\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network, traces)");
 }
 
 TEST(DecodeKeys, RepeatedUnknownKeysAreEachUnknown) {
   EXPECT_EQ(load_error(scenario_with("  x: 1\n  x: 2\n")),
             "<text>:15:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)\n"
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network, traces)\n"
             "<text>:16:3: spec.x: unknown key \"x\" (valid keys: topology, duration, seed, guards, load, "
-            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network)");
+            "metricsWindow, podMetrics, timeline, objectives, kubernetes, network, traces)");
 }
 
 TEST(DecodeCollects, ManyProblemsInOnePass) {
