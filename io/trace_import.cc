@@ -44,12 +44,12 @@ CallConfig call_template(const ServiceConfig& caller, const std::string& callee)
   return c;
 }
 
-// A population name from a service and an operation: letters, digits and - _ . kept, the rest as '-'.
+// A population name from a service and an operation: letters, digits and - _ . kept, each run of others as '-'.
 std::string population_name(const std::string& service, const std::string& operation) {
   std::string out = service + ".";
   for (const char c : operation) {
     const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-    out += keep ? c : '-';
+    if (keep || out.back() != '-') out += keep ? c : '-';  // "GET /cart" -> "GET-cart"
   }
   while (out.size() > 1 && out.back() == '-') out.pop_back();
   return out;
@@ -159,6 +159,12 @@ class Merger {
                                     .message = "replaced by the traces' requests entering " + entry.service});
       }
     }
+    if (!templated && untemplated_.insert(entry.service).second) {
+      notes_.push_back(ImportNote{.file = s_.source_file, .object = "service " + entry.service,
+                                  .message = "no population of the scenario enters it: where the clients of its "
+                                             "traced populations sit, their timeout and retries are drsim's "
+                                             "defaults (outside the topology, no timeout, no retry); set them by hand"});
+    }
     if (p.cdn) {
       p.cdn.reset();
       notes_.push_back(ImportNote{.file = s_.source_file, .object = "population " + p.name,
@@ -196,6 +202,7 @@ class Merger {
   std::vector<ImportNote>& notes_;
   std::set<std::string> entry_services_;
   std::set<std::string> replaced_;
+  std::set<std::string> untemplated_;
   std::vector<ClientPopulationConfig> added_;
   std::string header_;
 };

@@ -279,8 +279,8 @@ class WorkloadBuilder {
     std::vector<std::int64_t> self;
     self.reserve(runs.size());
     std::map<std::size_t, CalleeStats> callees;
-    // Per request: each callee's first start and last end, for the order and the parallel groups.
-    std::vector<std::map<std::size_t, std::pair<std::int64_t, std::int64_t>>> spans_of(runs.size());
+    // Per request: each callee's calls, for the parallel groups.
+    std::vector<std::map<std::size_t, std::vector<const CallSeen*>>> calls_of(runs.size());
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const TraceSpan& s = set_.spans[runs[r].span];
       self.push_back(self_time(s, runs[r].calls));
@@ -304,7 +304,7 @@ class WorkloadBuilder {
           last_end = std::max(last_end, calls[j]->end_ns);
         }
         if (overlapping) st.self_overlapping++;
-        spans_of[r][callee] = {calls.front()->start_ns, last_end};
+        calls_of[r][callee] = calls;
       }
     }
     double sum = 0;
@@ -322,17 +322,22 @@ class WorkloadBuilder {
       const double oa = mean_offset(a), ob = mean_offset(b);
       return oa != ob ? oa < ob : keys_[a] < keys_[b];
     });
-    // A callee joins the group of the one before it when, in most requests that make both, it starts before
-    // that one's calls have all ended.
+    // A callee joins the group of the one before it when, in most requests that make both, one of its calls runs
+    // at the same time as one of that one's.
     std::vector<bool> joins_previous(order.size(), false);
     for (std::size_t j = 1; j < order.size(); ++j) {
       std::uint64_t both = 0, overlapping = 0;
-      for (const auto& spans : spans_of) {
-        const auto prev = spans.find(order[j - 1]);
-        const auto here = spans.find(order[j]);
-        if (prev == spans.end() || here == spans.end()) continue;
+      for (const auto& calls : calls_of) {
+        const auto prev = calls.find(order[j - 1]);
+        const auto here = calls.find(order[j]);
+        if (prev == calls.end() || here == calls.end()) continue;
         both++;
-        if (here->second.first < prev->second.second) overlapping++;
+        const bool at_once = std::any_of(prev->second.begin(), prev->second.end(), [&](const CallSeen* a) {
+          return std::any_of(here->second.begin(), here->second.end(), [&](const CallSeen* b) {
+            return a->start_ns < b->end_ns && b->start_ns < a->end_ns;
+          });
+        });
+        if (at_once) overlapping++;
       }
       joins_previous[j] = both > 0 && 2 * overlapping > both;
     }

@@ -6,8 +6,10 @@
 //                 another service (or that has none) when the tracer did not say its kind
 //   its calls     the operations its requests reach next, through a CLIENT span of its own or directly: per
 //                 callee, count = the most calls of one request, probability = the mean over count (drsim's
-//                 count x probability); in the order of their first start in the request; calls that overlap
-//                 in most requests that make both are parallel
+//                 count x probability); in the order of their first start in the request (every call of a
+//                 request to one callee operation is one entry, at the place of its first: drsim makes them one
+//                 after another there, so the request takes as long); callees whose calls run at the same time in
+//                 most requests that make both are parallel
 //   self time     the operation's span less the time covered by its calls' spans: drsim's serviceTime, as an
 //                 empirical distribution (every sample, or that many quantiles of them)
 //   entries       the operations requests start at (no serving span above them), counted per window over the

@@ -36,7 +36,14 @@ from drsim import _core, config, kube, plot, queueing, topology
 from drsim.check import CapacityReport, check
 from drsim.compare import Comparison, compare
 from drsim.errors import Diagnostic, HandlerError, RunInterrupted, ScenarioError, SimulationError
-from drsim.importing import ExperimentImport, KubernetesImport, import_experiment, import_kubernetes
+from drsim.importing import (
+    ExperimentImport,
+    KubernetesImport,
+    TraceImport,
+    import_experiment,
+    import_kubernetes,
+    import_traces,
+)
 from drsim.result import Outcome, Result
 from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
@@ -75,6 +82,8 @@ __all__ = [
     "KubernetesImport",
     "import_experiment",
     "ExperimentImport",
+    "import_traces",
+    "TraceImport",
     "sweep",
     "Sweep",
     "SweepRunError",

@@ -104,7 +104,7 @@ TEST(TraceImport, OperationsCallsAndLoadGoIntoTheScenario) {
   // The population entering frontend is replaced: 41 requests over 20 s, traced at 50%.
   ASSERT_EQ(s.spec.load.size(), 1u);
   const ClientPopulationConfig& p = s.spec.load[0];
-  EXPECT_EQ(p.name, "frontend.GET--cart");
+  EXPECT_EQ(p.name, "frontend.GET-cart");
   EXPECT_EQ(p.load.kind, "constant");
   EXPECT_DOUBLE_EQ(p.load.rate->per_second, 41.0 / 20.0 / 0.5);
   ASSERT_EQ(p.operations.size(), 1u);
