@@ -126,6 +126,18 @@ void BM_Scenario_ThreeRegions_20krps_LoadBalanced(benchmark::State& state) {
                             "spec.topology.services[catalog].discovery=loadBalancer"});
 }
 
+// The same with spec.traces (issue 19): 1% and 10% of the requests traced, every span kept (maxSpans far above
+// what a minute makes). Its ratio to BM_Scenario_ThreeRegions_20krps/60 in the same process is the cost of
+// recording spans; a run without traces pays only a test of each request's span handle.
+void BM_Scenario_ThreeRegions_20krps_Traced1pct(benchmark::State& state) {
+  run_three_regions(state, {"spec.traces={sampling: 1%, maxSpans: 100000000}"});
+}
+void BM_Scenario_ThreeRegions_20krps_Traced10pct(benchmark::State& state) {
+  run_three_regions(state, {"spec.traces={sampling: 10%, maxSpans: 100000000}"});
+}
+BENCHMARK(BM_Scenario_ThreeRegions_20krps_Traced1pct)->Arg(60)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_Scenario_ThreeRegions_20krps_Traced10pct)->Arg(60)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+
 // 1 minute (quick checks, profiling), 10 minutes and the 1-hour target. One
 // iteration each: a run is long enough to time on its own.
 BENCHMARK(BM_Scenario_ThreeRegions_20krps_LoadBalanced)->Arg(60)->Arg(600)->Iterations(1)->UseRealTime()->Unit(
