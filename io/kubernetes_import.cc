@@ -157,6 +157,7 @@ struct Workload {
   std::string rolling_from;
   bool zone_affinity = false;
   std::string zone_affinity_from;
+  std::vector<std::string> containers;  // the pod's containers' names, in order
 };
 
 struct NodePool {
@@ -401,7 +402,7 @@ class Importer {
       (pod["containers"].present() ? pod["containers"] : pod).fail("expected at least one container, got none");
     }
     for (const ManifestField& c : containers) {
-      c["name"].take();
+      w.containers.push_back(c["name"].optional_text().value_or(""));
       const ManifestField res = c["resources"];
       if (res["requests"]["cpu"].present()) {
         request += cpu_of(res["requests"]["cpu"]).millicores;
@@ -683,8 +684,25 @@ class Importer {
       const std::string type = m["type"].text();
       HpaMetricConfig out;
       out.type = type;
-      if (type == "Resource") {
-        const ManifestField r = m["resource"];
+      if (type == "Resource" || type == "ContainerResource") {
+        const ManifestField r = m[type == "Resource" ? "resource" : "containerResource"];
+        if (type == "ContainerResource") {
+          // drsim measures a pod's CPU: a container's is the pod's when the pod has no other container.
+          const std::string container = r["container"].text();
+          if (w->containers.size() != 1 || w->containers[0] != container) {
+            note(o, m,
+                 "not modelled: the CPU of container " + quote(container) + " of a pod of " +
+                     std::to_string(w->containers.size()) +
+                     " containers (drsim measures a pod's CPU, not a container's); the HPA scales on the others");
+            m.take();
+            continue;
+          }
+          if (r["name"].text() == "cpu") {
+            note(o, m, "read as a Resource metric: container " + quote(container) +
+                           " is the pod's only one, so its CPU utilisation is the pod's");
+          }
+          out.type = "Resource";
+        }
         if (r["name"].text() != "cpu") {
           note(o, m,
                "not modelled: a " + r["name"].text() + " metric (drsim measures CPU); the HPA scales on the others");
@@ -747,7 +765,7 @@ class Importer {
                                "the scenario's own topics and populations: set it by hand once the scenario "
                                "has them)")
                  : "not modelled: a metric of type " + type +
-                       " (drsim's HPA reads Resource cpu, Pods, Object and External metrics)");
+                       " (drsim's HPA reads Resource and ContainerResource cpu, Pods, Object and External metrics)");
         m.take();
         continue;
       }

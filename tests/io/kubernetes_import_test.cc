@@ -215,6 +215,41 @@ TEST(KubernetesImport, AMetricCanBeReadAsOneTheAdapterServes) {
   EXPECT_EQ(fe.metrics[1].pods->target.average_value, "50");
 }
 
+// A ContainerResource cpu metric is the pod's CPU when the pod has that container only; of a pod with a
+// sidecar it is a note (drsim measures pods).
+TEST(KubernetesImport, AContainersCpuIsThePodsWhenItIsTheOnlyContainer) {
+  const auto manifests = [](const std::string& containers) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 2\n  template:\n"
+           "    spec:\n      containers:\n" + containers +
+           "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: api}\nspec:\n"
+           "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  minReplicas: 2\n"
+           "  maxReplicas: 6\n  metrics:\n  - type: ContainerResource\n    containerResource:\n"
+           "      name: cpu\n      container: app\n      target: {type: Utilization, averageUtilization: 60}\n"
+           "  - type: Resource\n    resource:\n      name: cpu\n      target: {type: Utilization, "
+           "averageUtilization: 90}\n";
+  };
+  KubernetesImportOptions options;
+  options.zones = {"a"};
+  const std::string app = "        - name: app\n          resources: {requests: {cpu: 200m}}\n";
+  const KubernetesImport alone = import_kubernetes_texts({{"api.yaml", manifests(app)}}, options);
+  const Scenario s = load_scenario_text(alone.scenario_yaml);
+  ASSERT_EQ(s.spec.kubernetes->hpas.size(), 1u);
+  const HpaConfig& h = s.spec.kubernetes->hpas[0];
+  ASSERT_EQ(h.metrics.size(), 2u);
+  EXPECT_EQ(h.metrics[0].type, "Resource");
+  ASSERT_TRUE(h.metrics[0].resource);
+  EXPECT_EQ(h.metrics[0].resource->target.average_utilization, 60);
+  EXPECT_TRUE(noted(alone, "HorizontalPodAutoscaler api", "spec.metrics[0]", "read as a Resource metric"));
+
+  const std::string sidecar = app + "        - name: envoy\n          resources: {requests: {cpu: 100m}}\n";
+  const KubernetesImport with_sidecar = import_kubernetes_texts({{"api.yaml", manifests(sidecar)}}, options);
+  const HpaConfig& h2 = load_scenario_text(with_sidecar.scenario_yaml).spec.kubernetes->hpas.at(0);
+  ASSERT_EQ(h2.metrics.size(), 1u);  // the pod's CPU only
+  EXPECT_EQ(h2.metrics[0].resource->target.average_utilization, 90);
+  EXPECT_TRUE(noted(with_sidecar, "HorizontalPodAutoscaler api", "spec.metrics[0]",
+                    "not modelled: the CPU of container \"app\" of a pod of 2 containers"));
+}
+
 TEST(KubernetesImport, ServicesNameThePodsTheySelect) {
   const Imported x = import_dir(kBasic);
   // frontend-external (LoadBalancer) selects frontend's pods too: one service, the ClusterIP one's name.
