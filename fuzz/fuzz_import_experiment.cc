@@ -4,9 +4,6 @@
 // ScenarioError from scenario_with_steps is fine only because it loads its result itself, so the result is
 // loaded again here and must pass.
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "fuzz/fuzz_support.h"
@@ -15,20 +12,8 @@
 
 namespace {
 
-const std::filesystem::path kBase = std::filesystem::path(DRSIM_FUZZ_BASE_DIR) / "online_boutique_zone_loss.yaml";
-
-const std::string& base_text() {
-  static const std::string text = [] {
-    std::ifstream in(kBase, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }();
-  return text;
-}
-
 const drsim::Scenario& base_scenario() {
-  static const drsim::Scenario scenario = drsim::load_scenario_file(kBase);
+  static const drsim::Scenario scenario = drsim::load_scenario_file(drsim::fuzz::shop_scenario_file());
   return scenario;
 }
 
@@ -47,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string text;
   if (!fuzz::survives("scenario_with_steps",
-                      [&] { text = scenario_with_steps(base_text(), kBase.string(), imported); })) {
+                      [&] { text = scenario_with_steps(fuzz::shop_scenario_text(), fuzz::shop_scenario_file(), imported); })) {
     fuzz::report_bug("scenario_with_steps", "the steps the importer made do not load with their scenario");
   }
   if (!fuzz::load(text)) fuzz::report_bug("loading the scenario with the steps", "the loader rejects it:\n" + text);

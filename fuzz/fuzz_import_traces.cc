@@ -3,30 +3,12 @@
 // the scenario with the workload loads: it loads its result itself, so the result is loaded again here and must
 // pass.
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "fuzz/fuzz_support.h"
 #include "io/scenario_loader.h"
 #include "io/trace_import.h"
 
-namespace {
-
-const std::filesystem::path kBase = std::filesystem::path(DRSIM_FUZZ_BASE_DIR) / "online_boutique_zone_loss.yaml";
-
-const std::string& base_text() {
-  static const std::string text = [] {
-    std::ifstream in(kBase, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }();
-  return text;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace drsim;
@@ -34,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.workload.window = std::chrono::seconds(10);
   TraceImport imported;
   if (!fuzz::survives("import_traces", [&] {
-        imported = import_traces_texts(base_text(), kBase.string(),
+        imported = import_traces_texts(fuzz::shop_scenario_text(), fuzz::shop_scenario_file(),
                                        {{"traces.json", std::string(fuzz::as_text(data, size))}}, options);
       })) {
     return 0;

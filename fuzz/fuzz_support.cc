@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "io/scenario_loader.h"
 
@@ -75,6 +77,22 @@ std::vector<std::string> split_overrides(std::string_view text, std::size_t max_
     text.remove_prefix(end + 1);
   }
   return overrides;
+}
+
+const std::string& shop_scenario_file() {
+  static const std::string file =
+      (std::filesystem::path(DRSIM_FUZZ_BASE_DIR) / "online_boutique_zone_loss.yaml").string();
+  return file;
+}
+
+const std::string& shop_scenario_text() {
+  static const std::string text = [] {
+    std::ifstream in(shop_scenario_file(), std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  return text;
 }
 
 }  // namespace drsim::fuzz

@@ -46,6 +46,11 @@ bool survives(std::string_view stage, Step&& step) {
 // for bad input.
 std::optional<Scenario> load(std::string_view text, const std::vector<std::string>& overrides = {});
 
+// The shipped shop (scenarios/online_boutique_zone_loss.yaml) the import targets run against: its path and its
+// text, read once.
+const std::string& shop_scenario_file();
+const std::string& shop_scenario_text();
+
 // Bounds the work of one input for the targets that go past loading: a slow
 // input is reported as a hang, and a big topology is slow without being
 // wrong (drsim check's cost grows with zones x services).

@@ -15,6 +15,7 @@
 #include "io/scenario_loader.h"
 #include "io/trace_import.h"
 #include "io/trace_json.h"
+#include "tests/io/traced_operations.h"
 #include "models/load/service_time.h"
 
 namespace drsim {
@@ -78,12 +79,7 @@ spec:
       operations: [{name: home, weight: 80}, {name: checkout, weight: 20}]
 )";
 
-const TracedOperation& find_op(const TraceWorkload& w, const std::string& service, const std::string& op) {
-  for (const TracedOperation& o : w.operations) {
-    if (o.service == service && o.operation == op) return o;
-  }
-  throw std::runtime_error("no operation " + service + " " + op);
-}
+using testing::find_op;
 
 const TracedCall& find_call(const TracedOperation& op, const std::string& callee) {
   for (const TracedCall& c : op.calls) {

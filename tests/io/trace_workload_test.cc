@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/io/test_support.h"
+#include "tests/io/traced_operations.h"
 
 namespace drsim {
 namespace {
@@ -53,12 +54,7 @@ class Traces {
   std::int64_t base_ns_ = 1'700'000'000'000'000'000;
 };
 
-const TracedOperation& find_op(const TraceWorkload& w, const std::string& service, const std::string& op) {
-  for (const TracedOperation& o : w.operations) {
-    if (o.service == service && o.operation == op) return o;
-  }
-  throw std::runtime_error("no operation " + service + " " + op);
-}
+using testing::find_op;
 
 // 100 requests of frontend "home", 100 ms apart, each 10 ms: cart get (1-4 ms), two overlapping catalog lists
 // (4.5-7.5 ms), and in 40 of them recommendations (8-9 ms).
