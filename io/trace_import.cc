@@ -9,6 +9,7 @@
 #include "io/scenario_loader.h"
 #include "io/suggest.h"
 #include "io/yaml_document.h"
+#include "models/load/service_time.h"
 #include "sim/quote.h"
 #include "sim/units.h"
 
@@ -72,9 +73,12 @@ RateProfileConfig load_of(const TracedEntry& entry, Duration window) {
   return load;
 }
 
-std::string percentile_text(const std::vector<Duration>& sorted, double q) {
-  const auto at = std::min(sorted.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sorted.size())));
-  return format_duration(sorted[at]);
+// The quantile the empirical serviceTime written from these samples has (its own inverse CDF).
+std::string percentile_text(const std::vector<Duration>& samples, double q) {
+  ServiceTimeConfig config;
+  config.kind = "empirical";
+  config.samples = samples;
+  return format_duration(ServiceTimeDistribution(config).quantile(q));
 }
 
 class Merger {

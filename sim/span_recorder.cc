@@ -29,9 +29,9 @@ std::uint32_t SpanRecorder::intern(std::string_view name) {
   return it->second;
 }
 
-SpanRecorder::SpanId SpanRecorder::start_trace(std::uint64_t source, std::uint64_t request, std::uint32_t service,
-                                               std::uint32_t name, SimTime at) {
-  if (sampling_ <= 0 || spans_.size() >= max_spans_) return 0;
+SpanRecorder::SpanId SpanRecorder::start_trace_sampled(std::uint64_t source, std::uint64_t request,
+                                                       std::uint32_t service, std::uint32_t name, SimTime at) {
+  if (spans_.size() >= max_spans_) return 0;
   if (sampling_ < 1) {
     const std::uint64_t h = mix(mix(seed_ ^ mix(source)) ^ request);
     // The top 53 bits as a uniform draw in [0, 1).
@@ -54,8 +54,7 @@ SpanRecorder::SpanId SpanRecorder::start_span(SpanId parent, Kind kind, std::uin
   return static_cast<SpanId>(spans_.size());
 }
 
-void SpanRecorder::end_span(SpanId span, SimTime at, bool failed) {
-  if (span == 0) return;
+void SpanRecorder::end_open_span(SpanId span, SimTime at, bool failed) {
   Span& s = spans_[span - 1];
   if (!s.open) return;
   s.open = false;
