@@ -45,6 +45,17 @@ commands:
                   figures, KPIs, the resolved scenario) of a scenario file or a
                   results folder, drawn by the drsim Python package; with
                   --check [--target PERCENT], of drsim check's N+1 analysis
+  uncertainty FILE --ranges RANGES [--samples N] [--seeds 1,2,3] [--method sobol|morris]
+                  run the scenario over a design of its uncertain inputs (a
+                  YAML file of override paths with ranges and their sources)
+                  and every seed: each figure's median and 5-95% interval and
+                  the inputs that drive it (Sobol' indices or Morris effects;
+                  --json, --report OUT.html), by the drsim Python package
+  regress FILE --baseline BASE.json [--set PATH=VALUE] [--json]
+                  run the candidate over the baseline's seeds and test each
+                  figure (one-sided Mann-Whitney U, Holm-adjusted): exit 3
+                  when one got worse beyond the run-to-run noise; with
+                  --write-baseline BASE.json [--seeds 1..20], store one
   --version       print the version
 
 options for run, validate, describe, check, recommend-policy:
@@ -104,7 +115,8 @@ options for run:
 exit codes: 0 ok, 1 internal error, 2 bad input or a results folder that
 cannot be written, 3 check found an overload
 (with --fail-on-overload), recommend-policy found no policy that places
-the scale-out, or run missed an objective (with --fail-on-objective),
+the scale-out, run missed an objective (with --fail-on-objective), or
+regress found a figure worse than its baseline,
 4 run stopped by a guard (partial results written), 130 interrupted
 (partial results written; 4 and 130 take precedence over 3)
 )";

@@ -14,7 +14,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
-#include "cli/report_command.h"
+#include "cli/python_command.h"
 #include "io/output_error.h"
 #include "io/scenario_error.h"
 
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
   std::vector<std::string> words(argv + 1, argv + argc);
   // Its options are the Python command's: hand them over unparsed.
-  if (!words.empty() && words[0] == "report") return report_command(words);
+  if (!words.empty() && is_python_command(words[0])) return python_command(words);
   try {
     const Arguments args = parse_arguments(words);
     if (args.command == "version") {

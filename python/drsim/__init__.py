@@ -22,6 +22,10 @@
     drsim.report(result, "report.html")                           # one self-contained HTML file
     sw = drsim.sweep(scenario, {"spec.timeline[fail-a].at": ["5m", "10m"]}, seeds=range(100), out="sweep/")
     sw.runs                                                       # one row per (combination, seed)
+    u = drsim.uncertainty(scenario, {"spec.load[0].load.rate": ("400rps", "600rps")}, samples=32, seeds=range(3))
+    u.summary, u.ranking("fail-a.rto_s"), u.tornado("fail-a.rto_s")   # 5-95% intervals, Sobol' ranking
+    drsim.write_baseline(scenario, "base.json", seeds=range(1, 21))   # CI: drsim regress exits 3 on worse
+    drsim.regress("candidate.yaml", "base.json").worse                # figures worse beyond the noise
 
 Bad scenario input raises :class:`drsim.ScenarioError` (a ``ValueError``)
 whose message starts with ``file:line:col``.
@@ -48,6 +52,9 @@ from drsim.result import Outcome, Result
 from drsim.report import report
 from drsim.scenario import Progress, Scenario, load, load_file, load_text
 from drsim.sweep import Sweep, SweepFolderError, SweepRunError, SweepWorkerLost, sweep
+from drsim.uncertainty import Uncertainty, uncertainty
+from drsim.uncertainty_inputs import Choice, LogUniform, Normal, RangesError, Triangular, Uniform
+from drsim.regress import Regression, regress, write_baseline
 
 __version__: str = _core.__version__
 
@@ -89,10 +96,21 @@ __all__ = [
     "SweepRunError",
     "SweepWorkerLost",
     "SweepFolderError",
+    "uncertainty",
+    "Uncertainty",
+    "Uniform",
+    "LogUniform",
+    "Triangular",
+    "Normal",
+    "Choice",
+    "RangesError",
+    "regress",
+    "Regression",
+    "write_baseline",
 ]
-# drsim.check, drsim.compare, drsim.report and drsim.sweep are the functions (the modules of the same
-# name stay reachable as ``from drsim.compare import ...`` through
-# sys.modules); the command line is ``python3 -m drsim report SOURCE OUT.html``.
+# drsim.check, drsim.compare, drsim.report, drsim.sweep, drsim.uncertainty and drsim.regress are the
+# functions (the modules of the same name stay reachable as ``from drsim.compare import ...`` through
+# sys.modules); the command line is ``python3 -m drsim report|uncertainty|regress ...``.
 
 
 def scenario_format_markdown() -> str:

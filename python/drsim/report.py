@@ -40,8 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from drsim.check import CapacityReport
     from drsim.compare import Comparison
     from drsim.result import Result
+    from drsim.uncertainty import Uncertainty
 
-Subject = Union["Result", "Comparison", "CapacityReport"]
+Subject = Union["Result", "Comparison", "CapacityReport", "Uncertainty"]
 
 __all__ = ["report", "render", "main"]
 
@@ -203,6 +204,42 @@ def _comparison_html(comparison: Comparison, title: str | None) -> str:
     return _page(name, meta, sections)
 
 
+#: Tornado plots in an uncertainty report: the figures that vary most, this many.
+_TORNADO_FIGURES = 8
+
+
+def _uncertainty_html(study: Uncertainty, title: str | None) -> str:
+    scenario = study.scenario
+    name = title if title is not None else f"drsim uncertainty: {scenario.name}"
+    method = ("Sobol' indices (first order and total, 95% bootstrap intervals)" if study.method == "sobol"
+              else "Morris elementary effects (mu*, sigma)")
+    meta = (f"{len(study.ranges)} uncertain inputs &middot; {len(study.points)} design points x "
+            f"{len(study.seeds)} seeds = {len(study.runs)} runs &middot; {_esc(method)}")
+    sections = []
+    if scenario.description:
+        sections.append(f"<p>{_esc(scenario.description)}</p>")
+    sections.append(_section("Uncertain inputs", _table(study.inputs, css_class="inputs"), "inputs"))
+    sections.append(_section("Figures: median and 5-95% interval", _table(study.summary, css_class="summary",
+                                                                          index=True), "summary"))
+    varying = study.summary[study.summary["high"] > study.summary["low"]]
+    spread = (varying["high"] - varying["low"]) / varying["median"].abs().where(varying["median"] != 0, 1.0)
+    shown = list(spread.sort_values(ascending=False).index[:_TORNADO_FIGURES])
+    tornados = []
+    for figure in shown:
+        tornados.append(f"<h3>{_esc(figure)}</h3>" + _img(study.tornado(figure), f"tornado of {figure}")
+                        + _table(study.ranking(figure), css_class="sensitivity", index=True))
+    if not tornados:
+        tornados.append("<p>No figure varies over the design: nothing to rank.</p>")
+    elif len(varying) > len(shown):
+        tornados.append(f"<p>{len(varying) - len(shown)} more figures vary; the table below has them all.</p>")
+    sections.append(_section("Which inputs drive each figure", "\n".join(tornados), "tornado"))
+    sections.append(_section("Sensitivity of every figure", _table(study.sensitivity, css_class="sensitivity",
+                                                                   index=True), "sensitivity"))
+    sections.append(_section("Design points", _table(study.points, css_class="points"), "points"))
+    sections.append(_scenario_section(scenario.to_yaml()))
+    return _page(name, meta, sections)
+
+
 def _utilization_table(check: CapacityReport) -> str:
     """Case x zone utilisation, the cells over the target marked (class over)."""
     import math
@@ -271,8 +308,13 @@ def render(subject: Subject, *, title: str | None = None) -> str:
         return _comparison_html(subject, title)
     if isinstance(subject, CapacityReport):
         return _check_html(subject, title)
+    from drsim.uncertainty import Uncertainty
+
+    if isinstance(subject, Uncertainty):
+        return _uncertainty_html(subject, title)
     raise TypeError(
-        f"report takes a drsim.Result, a drsim.Comparison or a drsim.CapacityReport, not {type(subject).__name__}"
+        "report takes a drsim.Result, a drsim.Comparison, a drsim.CapacityReport or a drsim.Uncertainty, "
+        f"not {type(subject).__name__}"
     )
 
 

@@ -62,3 +62,5 @@ def test_readme_python_blocks_run(readme: str, repo_root: pathlib.Path, tmp_path
     assert namespace["variant"].seed == 7  # type: ignore[attr-defined]
     assert len(namespace["sw"].runs) == 4  # type: ignore[attr-defined]
     assert (tmp_path / "review.html").is_file() and (tmp_path / "sweep" / "manifest.json").is_file()
+    assert len(namespace["u"].runs) == 16 * 4 * 2  # type: ignore[attr-defined]
+    assert (tmp_path / "base.json").is_file()

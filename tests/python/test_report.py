@@ -102,7 +102,7 @@ def test_comparison_report(comparison: drsim.Comparison, tmp_path: pathlib.Path)
 
 
 def test_bad_input(result: drsim.Result, tmp_path: pathlib.Path) -> None:
-    with pytest.raises(TypeError, match="a drsim.Result, a drsim.Comparison or a drsim.CapacityReport, not str"):
+    with pytest.raises(TypeError, match="a drsim.Result, a drsim.Comparison, a drsim.CapacityReport or a drsim.Uncertainty, not str"):
         drsim.report("results/x", tmp_path / "x.html")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="is a directory"):
         drsim.report(result, tmp_path)
@@ -195,6 +195,13 @@ def _chromium(url: str, profile: pathlib.Path, *extra: str) -> subprocess.Comple
     )
 
 
+def _uncertainty_study() -> drsim.Uncertainty:
+    """A small study of tests/data/uncertainty's known-answer case: 24 runs of milliseconds."""
+    data = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "uncertainty"
+    return drsim.uncertainty(data / "known_answer.yaml", {"spec.timeline[outage].duration": ("10s", "30s")},
+                             samples=8, seeds=[1], progress=False, workers=1)
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run scripts/install-deps.sh")
 def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim.Comparison,
                                     capacity: drsim.CapacityReport, tmp_path: pathlib.Path) -> None:
@@ -202,6 +209,8 @@ def test_opens_in_headless_chromium(report_path: pathlib.Path, comparison: drsim
         (report_path, "two-cell-region-failover</h1>", True),
         (drsim.report(comparison, tmp_path / "cmp.html"), "two-cell-region-failover</h1>", True),
         (drsim.report(capacity, tmp_path / "check.html"), "drsim check: appfabric-az-failure</h1>", False),
+        (drsim.report(_uncertainty_study(), tmp_path / "uncertainty.html"), "drsim uncertainty: known-answer</h1>",
+         True),
     ]
     for path, heading, has_images in pages:
         # A copy with a probe that records, in the DOM, whether each image decoded.

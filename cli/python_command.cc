@@ -1,4 +1,4 @@
-#include "cli/report_command.h"
+#include "cli/python_command.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,11 @@
 
 namespace drsim::cli {
 
-int report_command(const std::vector<std::string>& words) {
+bool is_python_command(std::string_view command) {
+  return command == "report" || command == "uncertainty" || command == "regress";
+}
+
+int python_command(const std::vector<std::string>& words) {
   const char* python = std::getenv("DRSIM_PYTHON");
   if (python == nullptr || *python == '\0') python = DRSIM_PYTHON_EXECUTABLE;
   std::error_code ignored;
@@ -23,14 +27,14 @@ int report_command(const std::vector<std::string>& words) {
     setenv("PYTHONPATH", path.c_str(), 1);
   }
   std::vector<std::string> args{python, "-m", "drsim"};
-  args.insert(args.end(), words.begin(), words.end());  // words[0] is "report"
+  args.insert(args.end(), words.begin(), words.end());  // words[0] is the command
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(stdout);
   execv(python, argv.data());
-  std::fprintf(stderr, "drsim: report: cannot start %s: %s (the report is drawn by the drsim Python package)\n", python,
-               std::strerror(errno));
+  std::fprintf(stderr, "drsim: %s: cannot start %s: %s (the command is run by the drsim Python package)\n",
+               words.front().c_str(), python, std::strerror(errno));
   return kExitInternalError;
 }
 
