@@ -168,6 +168,64 @@ def _seed_values(seeds: Iterable[int]) -> tuple[int, ...]:
     return tuple(values)
 
 
+# ---- running the tasks -------------------------------------------------------------
+
+
+def run_recorded(
+    tasks: Sequence[RunTask],
+    records: dict[str, dict[str, Any]],
+    folder: SweepFolder | None,
+    *,
+    task_fn: Callable[[RunTask], dict[str, Any]],
+    record_of: Callable[[RunTask, dict[str, Any]], dict[str, Any]],
+    client: Any,
+    workers: int | None,
+    progress: bool,
+    desc: str,
+    on_run: Callable[[dict[str, Any]], object] | None = None,
+) -> int:
+    """Runs the tasks whose key is not in ``records`` (those read back from
+    a folder) on the Dask ``client`` or ``workers`` local processes, adds
+    each finished run's ``record_of(task, value)`` to ``records`` (and to
+    ``folder`` as it arrives), and returns how many ran. What
+    :func:`sweep` and :func:`drsim.uncertainty` share: the progress bar, the
+    pool, the folder's append, and stopping cleanly when ``on_run`` or the
+    caller's loop raises."""
+    todo = [t for t in tasks if t.key not in records]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), initial=len(records), desc=desc, unit="run")
+    key_of = lambda t: t.key  # noqa: E731
+    runner: Generator[tuple[RunTask, Any], None, None]
+    if not todo:
+        runner = _no_runs()
+    elif client is not None:
+        runner = run_dask(todo, task_fn, key=key_of, client=client)
+    else:
+        runner = run_local(todo, task_fn, key=key_of, workers=workers or 1)
+    executed = 0
+    try:
+        with contextlib.closing(runner):
+            for task, value in runner:
+                record = record_of(task, value)
+                if folder is not None:
+                    folder.append(record)
+                records[task.key] = record
+                executed += 1
+                if bar is not None:
+                    bar.update(1)
+                if on_run is not None:
+                    on_run(record)
+    finally:
+        if bar is not None:
+            bar.close()
+        if folder is not None:
+            folder.close()
+    return executed
+
+
 # ---- the result ------------------------------------------------------------------
 
 
@@ -336,49 +394,21 @@ def sweep(
             if record["run"] not in keys:
                 raise SweepFolderError(f"{folder.runs_path}: run {record['run']!r} is not a run of this sweep")
             records[record["run"]] = record
-    todo = [t for t in tasks if t.key not in records]
+    def record_of(task: RunTask, value: dict[str, Any]) -> dict[str, Any]:
+        c = int(task.key.split("-", 1)[0])
+        return {
+            "run": task.key,
+            "combination": c,
+            "seed": task.seed,
+            "overrides": {p: axes[p][1][i] for p, i in zip(paths, combinations[c])},
+            "figures": value["figures"],
+            "complete": value["complete"],
+            "stop_reason": value["stop_reason"],
+            "wall_s": value["wall_s"],
+        }
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(tasks), initial=len(records), desc="drsim.sweep", unit="run")
-    key_of = lambda t: t.key  # noqa: E731
-    runner: Generator[tuple[RunTask, Any], None, None]
-    if not todo:
-        runner = _no_runs()
-    elif client is not None:
-        runner = run_dask(todo, _task, key=key_of, client=client)
-    else:
-        runner = run_local(todo, _task, key=key_of, workers=workers or 1)
-    executed = 0
-    try:
-        with contextlib.closing(runner):
-            for task, value in runner:
-                c = int(task.key.split("-", 1)[0])
-                record = {
-                    "run": task.key,
-                    "combination": c,
-                    "seed": task.seed,
-                    "overrides": {p: axes[p][1][i] for p, i in zip(paths, combinations[c])},
-                    "figures": value["figures"],
-                    "complete": value["complete"],
-                    "stop_reason": value["stop_reason"],
-                    "wall_s": value["wall_s"],
-                }
-                if folder is not None:
-                    folder.append(record)
-                records[task.key] = record
-                executed += 1
-                if bar is not None:
-                    bar.update(1)
-                if on_run is not None:
-                    on_run(record)
-    finally:
-        if bar is not None:
-            bar.close()
-        if folder is not None:
-            folder.close()
+    executed = run_recorded(tasks, records, folder, task_fn=_task, record_of=record_of, client=client,
+                            workers=workers, progress=progress, desc="drsim.sweep", on_run=on_run)
 
     rows = []
     for task in tasks:

@@ -30,13 +30,12 @@ workers (except the wall-time column).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import os
 import pathlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,9 +43,9 @@ from drsim import _core
 from drsim.errors import ScenarioError
 from drsim.figures import kpi_names, missing_kpis
 from drsim.scenario import Scenario, Source, Until, _override_text, _until_ns, load
-from drsim.sweep import RunTask, _seed_values, run_task
+from drsim.sweep import RunTask, _seed_values, run_recorded, run_task
 from drsim.sweep_folder import SweepFolder
-from drsim.sweep_pools import run_dask, run_local, usable_cores
+from drsim.sweep_pools import usable_cores
 from drsim.uncertainty_design import (
     MorrisDesign,
     SobolDesign,
@@ -71,10 +70,6 @@ LOW_Q, HIGH_Q = 0.05, 0.95
 #: The tornado's bars: the figure's mean over the points whose input lies in
 #: the lowest and the highest fifth of its range.
 TORNADO_FRACTION = 0.2
-
-
-def _no_runs() -> Generator[tuple[RunTask, Any], None, None]:
-    yield from ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -386,40 +381,13 @@ def uncertainty(
             if record["run"] not in keys:
                 raise ValueError(f"{folder.runs_path}: run {record['run']!r} is not a run of this study")
             records[record["run"]] = record
-    todo = [t for t in tasks if t.key not in records]
+    def record_of(task: RunTask, value: dict[str, Any]) -> dict[str, Any]:
+        return {"run": task.key, "point": int(task.key.split("-", 1)[0]), "seed": task.seed,
+                "figures": value["figures"], "complete": value["complete"], "stop_reason": value["stop_reason"],
+                "wall_s": value["wall_s"]}
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(tasks), initial=len(records), desc="drsim.uncertainty", unit="run")
-    key_of = lambda t: t.key  # noqa: E731
-    runner: Generator[tuple[RunTask, Any], None, None]
-    if not todo:
-        runner = _no_runs()
-    elif client is not None:
-        runner = run_dask(todo, _task, key=key_of, client=client)
-    else:
-        runner = run_local(todo, _task, key=key_of, workers=workers or 1)
-    executed = 0
-    try:
-        with contextlib.closing(runner):
-            for task, value in runner:
-                point = int(task.key.split("-", 1)[0])
-                record = {"run": task.key, "point": point, "seed": task.seed, "figures": value["figures"],
-                          "complete": value["complete"], "stop_reason": value["stop_reason"],
-                          "wall_s": value["wall_s"]}
-                if folder is not None:
-                    folder.append(record)
-                records[task.key] = record
-                executed += 1
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-        if folder is not None:
-            folder.close()
+    executed = run_recorded(tasks, records, folder, task_fn=_task, record_of=record_of, client=client,
+                            workers=workers, progress=progress, desc="drsim.uncertainty")
 
     missing = missing_kpis([r["figures"] for r in records.values()], kpi_list)
     if missing:
