@@ -66,6 +66,9 @@ class RangesError(ValueError):
     when it came from a file, ``where: what`` otherwise."""
 
 
+#: Decimals a value in each duration unit may have and stay whole nanoseconds.
+_DURATION_DECIMALS = {"ns": 0, "us": 3, "µs": 3, "ms": 6, "s": 9, "m": 3, "h": 3, "d": 3}
+
 _QUANTITY = re.compile(r"^([+-]?[0-9]+(?:\.[0-9]+)?)([^0-9.+-].*)?$")
 
 
@@ -88,8 +91,13 @@ class _Scale:
         if not self.unit:
             return float(x)
         # Quantities are written in fixed point: the scenario format has no
-        # exponents ("1e-3s" is an error).
-        digits = f"{x:.9f}".rstrip("0").rstrip(".")
+        # exponents ("1e-3s" is an error). Durations are whole nanoseconds, so
+        # a duration unit keeps only the decimals that are (m, h and d: three,
+        # which also suits millicores).
+        decimals = _DURATION_DECIMALS.get(self.unit, 9)
+        digits = f"{x:.{decimals}f}"
+        if "." in digits:
+            digits = digits.rstrip("0").rstrip(".")
         return f"{'0' if digits in ('', '-0') else digits}{self.unit}"
 
 

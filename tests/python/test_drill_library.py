@@ -1,7 +1,9 @@
 """The drill library (docs/drill_library.yaml): every drill runs over its seeds,
-every simulated figure stays in its stated band, and docs/validation.md holds
-exactly the tables this run generates (byte for byte: the runs are
-deterministic)."""
+every simulated figure stays in its stated band (self-consistency), every
+published figure the model claims to reproduce lies inside its 90% interval
+over the documented ranges of the inputs the source leaves open (against the
+source), and docs/validation.md holds exactly the tables this run generates
+(byte for byte: the runs are deterministic)."""
 
 from __future__ import annotations
 
@@ -47,6 +49,46 @@ def test_every_figure_stays_in_its_band(library: drills.Library, tables: dict[st
     assert not out, "\n".join(out)
     for table in tables.values():
         assert all(math.isfinite(v) for vs in table["values"] for v in vs)
+
+
+def test_every_published_figure_is_inside_its_interval_or_names_what_the_model_lacks(
+    library: drills.Library, tables: dict[str, pd.DataFrame]
+) -> None:
+    unexplained = [
+        f"{d.name}: {f.figure}: published {row.published_value} outside [{row.sim_low}, {row.sim_high}]"
+        for d in library.drills
+        for f, row in zip(d.figures, tables[d.name].itertuples())
+        if f.published_value is not None and not row.inside and not f.lacks
+    ]
+    assert not unexplained, "\n".join(unexplained)
+    # The comparison covers the numeric figures of sections 2 and 5 at least.
+    published = [f for d in library.drills for f in d.figures if f.published_value is not None]
+    assert len(published) >= 19
+    ranged = [d for d in library.drills if d.ranges]
+    assert ranged and all(i.source for d in ranged for i in d.ranges), "every range says where it comes from"
+
+
+def test_the_summary_counts_what_the_tables_show(library: drills.Library, tables: dict[str, pd.DataFrame]) -> None:
+    frame = drills.summary(library, tables)
+    total = frame.iloc[-1]
+    assert total["drill"] == "All"
+    rows = [r for t in tables.values() for r in t.itertuples() if r.published_value == r.published_value]
+    assert total["figures"] == len(rows)
+    assert total["inside"] == sum(r.inside for r in rows)
+    assert total["close"] == sum(abs(r.error) <= drills.CLOSE for r in rows)
+    assert total["narrow"] == sum(r.narrow for r in rows)
+    text = drills.summary_markdown(library, tables)
+    assert "What misses, and the mechanism it lacks" in text and "**no mechanism named**" not in text
+
+
+def test_sample_points_cover_the_ranges_in_strata(library: drills.Library) -> None:
+    drill = library.drill("three-region-north-failure")
+    points = drills.sample_points(drill)
+    assert len(points) == drill.samples and [seed for _, seed in points][:5] == list(drill.seeds)
+    timeouts = sorted(float(o["spec.load[users].timeout"].removesuffix("s")) for o, _ in points)
+    # A Latin hypercube: one of the 16 points in each sixteenth of 1-5 s.
+    assert [int((t - 1) / 4 * 16) for t in timeouts] == list(range(16))
+    assert drills.sample_points(drill) == points  # the same design every time
 
 
 def test_validation_md_holds_the_generated_tables(
@@ -133,6 +175,22 @@ def test_the_command_line_checks_and_prints_one_drill(repo_root: pathlib.Path, t
             "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
             "    parameters: p\n    figures:\n      - {figure: f, published: p, unit: s, band: [1, 2], measure: {event: cdn.nope, after: x}}\n",
             "no event kind 'cdn.nope'",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    samples: 4\n    ranges:\n      - path: spec.x\n        uniform: [3s, 1s]\n"
+            "    figures: []\n",
+            "lib.yaml:11:18: drill a.ranges[0].uniform: Uniform: low ('3s') must be below high ('1s')",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    ranges:\n      - {path: spec.x, uniform: [1s, 3s]}\n    figures: []\n",
+            "drill a.samples: expected the number of Latin hypercube points",
+        ),
+        (
+            "drills:\n  - name: a\n    section: 1\n    title: t\n    scenario: scenarios/default.yaml\n    seeds: [1]\n"
+            "    parameters: p\n    figures:\n      - {figure: f, published: p, published_value: about 3, unit: s, band: [1, 2], measure: {kpi: x}}\n",
+            "published_value: expected the source's number",
         ),
     ],
 )

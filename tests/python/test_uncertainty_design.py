@@ -258,3 +258,12 @@ def test_ranges_file_errors_name_the_line_and_column(tmp_path, text, where, mess
         load_ranges(f)
     assert str(e.value).startswith(f"{f}:{where}: "), str(e.value)
     assert message in str(e.value)
+
+
+def test_sampled_durations_are_whole_nanoseconds() -> None:
+    for low, high in (("40ms", "50ms"), ("1us", "9us"), ("1m", "2m"), ("3ns", "9ns"), ("1.5s", "2.5s")):
+        u = Uniform(low, high)
+        for x in (0.123456789, 0.5, 0.987654321):
+            text = u.value(x)
+            ns = _core.parse_duration_ns(text)  # the loader's own parser: it refuses a fraction of a nanosecond
+            assert ns > 0, text
