@@ -42,6 +42,13 @@ inline constexpr EventKind kPrimaryFailed{"database.primary_failed",
 inline constexpr EventKind kPrimaryRecovered{"database.primary_recovered",
                                              "The failed primary answered again before its failure was detected.",
                                              {.formerly = "primary-recovered"}};
+inline constexpr EventKind kSelfFenced{
+    "database.self_fenced",
+    "The primary's lease ran out without a majority of the members reachable (leaseTimeout): it stops "
+    "acknowledging writes until it renews the lease or a replica is promoted."};
+inline constexpr EventKind kLeaseRenewed{
+    "database.lease_renewed",
+    "A self-fenced primary reached a majority again and took its lease back: it takes writes again."};
 inline constexpr EventKind kFailureDetected{
     "database.failure_detected",
     "The primary's failure was detected, by the health checks or by an operator's database:failover.",
@@ -112,6 +119,8 @@ inline constexpr EventKind kDataEventKinds[] = {
     database::kReplicaConnected,
     database::kPrimaryFailed,
     database::kPrimaryRecovered,
+    database::kSelfFenced,
+    database::kLeaseRenewed,
     database::kFailureDetected,
     database::kFailoverIgnored,
     database::kPromotionBlocked,

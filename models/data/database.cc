@@ -85,7 +85,15 @@ bool Database::monitor_sees(std::size_t m) const {
 }
 
 bool Database::serving() const {
-  return endpoint_ == primary_ && !fenced_ && phase_ != Phase::kPromoting && member_up(primary_);
+  return endpoint_ == primary_ && !fenced_ && !self_fenced_ && phase_ != Phase::kPromoting && member_up(primary_);
+}
+
+bool Database::primary_has_quorum() const {
+  std::size_t reached = 0;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (member_up(m) && (m == primary_ || reachable(members_[primary_].zone, members_[m].zone))) ++reached;
+  }
+  return 2 * reached > members_.size();
 }
 
 Database::Lag Database::lag(std::size_t m) const {
@@ -137,6 +145,13 @@ void Database::start() {
         static_cast<Duration::rep>(rng().uniform() * static_cast<double>(config_.ship_interval->count()))};
     schedule_after(offset, "database.ship_batch", [this] { ship_batch(); });
   }
+  if (config_.lease_timeout) {
+    const Duration interval = config_.renew_interval();
+    const auto phase =
+        Duration{static_cast<Duration::rep>(rng().uniform() * static_cast<double>(interval.count()))};
+    lease_.emplace(*config_.lease_timeout, interval, phase);
+    check_lease();
+  }
   if (config_.write_rate.per_second > 0) builtin_write();
 }
 
@@ -187,7 +202,7 @@ PeerState Database::member_state(std::size_t m, ZoneIndex from) const {
   if (mem.killed) return PeerState::kRefusing;
   // Only the writable primary keeps client sessions: a fenced or demoted
   // member's sessions are killed (by the proxy, or by the fencing itself).
-  if (m != primary_ || fenced_) return PeerState::kRefusing;
+  if (m != primary_ || fenced_ || self_fenced_) return PeerState::kRefusing;
   return PeerState::kUp;
 }
 
@@ -463,6 +478,7 @@ void Database::on_change() {
     members_[m].zone_down = down;
   }
   transport_->refresh();
+  check_lease();
   check_primary();
   check_streams();
   if (awaiting_candidate_) begin_promotion();
@@ -475,7 +491,7 @@ void Database::refresh_available() {
 }
 
 void Database::check_primary() {
-  const bool healthy = monitor_sees(primary_) && !fenced_;
+  const bool healthy = monitor_sees(primary_) && !fenced_ && !self_fenced_;
   if (phase_ == Phase::kServing && !healthy && endpoint_ == primary_) {
     phase_ = Phase::kFailed;
     failed_at_ = now();
@@ -497,6 +513,43 @@ void Database::check_primary() {
     phase_ = Phase::kServing;
     log_event(event_kinds::database::kPrimaryRecovered, "before detection, after " + seconds(now() - failed_at_));
   }
+}
+
+void Database::check_lease() {
+  if (!lease_ || !member_up(primary_)) return;
+  const bool quorum = primary_has_quorum();
+  if (quorum == lease_quorum_) return;
+  lease_quorum_ = quorum;
+  cancel(lease_event_);
+  if (!quorum) {
+    const SimTime expiry = lease_->expiry_after_loss(now());
+    if (expiry <= now()) {
+      self_fence();
+    } else {
+      lease_event_ = schedule_at(expiry, "database.lease_expired", [this] { self_fence(); });
+    }
+  } else if (self_fenced_) {
+    lease_event_ = schedule_at(lease_->next_renewal(now()), "database.lease_renewed", [this] { renew_lease(); });
+  }
+}
+
+void Database::self_fence() {
+  if (self_fenced_ || lease_quorum_) return;
+  self_fenced_ = true;
+  log_event(event_kinds::database::kSelfFenced,
+            "member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + "): its lease of " +
+                seconds(lease_->timeout()) + " ran out without a majority of the members");
+  check_primary();
+  refresh_available();
+}
+
+void Database::renew_lease() {
+  if (!self_fenced_ || !primary_has_quorum()) return;
+  self_fenced_ = false;
+  log_event(event_kinds::database::kLeaseRenewed,
+            "member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + ") takes writes again");
+  check_primary();
+  refresh_available();
 }
 
 void Database::detected() {
@@ -614,6 +667,13 @@ void Database::promote(std::size_t c) {
   ++term_;
   primary_ = c;
   fenced_ = false;
+  if (lease_) {
+    // The new primary took a fresh lease when it was promoted.
+    cancel(lease_event_);
+    self_fenced_ = false;
+    lease_quorum_ = true;
+    check_lease();
+  }
   semi_sync_active_ = true;
   phase_ = Phase::kSwitching;
   candidate_.reset();

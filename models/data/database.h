@@ -26,6 +26,11 @@
 //                 replica (preferredZone, then preferredRegion first) is
 //                 promoted promotionTime later; clients reach it after
 //                 endpointSwitch. Writes in between fail (counted)
+//   self-fencing  with leaseTimeout, a primary that has not reached a
+//                 majority of the members (itself included) since its last
+//                 lease renewal stops acknowledging writes when the lease
+//                 runs out (primary_lease.h), and takes them again once it
+//                 renews the lease; its health checks fail meanwhile
 //   RPO           at promotion: the writes acknowledged to clients that the
 //                 promoted replica had not applied (count), and the commit
 //                 time of the last of them minus that of the replica's last
@@ -60,6 +65,7 @@
 
 #include "models/data/database_config.h"
 #include "models/data/database_endpoint.h"
+#include "models/data/primary_lease.h"
 #include "models/data/replication.h"
 #include "models/metrics/windowed_metrics.h"
 #include "models/topology/failure_domains.h"
@@ -178,12 +184,19 @@ class Database : public Component {
   bool member_up(std::size_t m) const;
   bool reachable(ZoneIndex a, ZoneIndex b) const;
   bool monitor_sees(std::size_t m) const;
+  // The primary reaches a majority of the members, itself included (its lease holds).
+  bool primary_has_quorum() const;
   Entry& entry(std::uint64_t seq) { return log_[seq - base_]; }
   const Entry& entry(std::uint64_t seq) const { return log_[seq - base_]; }
 
   void on_change();
   void check_streams();
   void check_primary();
+  // Self-fencing (config leaseTimeout): schedules the lease's expiry when the
+  // primary loses its quorum, and its renewal when the quorum is back.
+  void check_lease();
+  void self_fence();
+  void renew_lease();
   void disconnect(std::size_t m);
   void connect(std::size_t m);
   void ship(std::size_t m, std::uint64_t to_seq, std::int64_t bytes);
@@ -231,6 +244,10 @@ class Database : public Component {
   Phase phase_ = Phase::kServing;
   SimTime failed_at_{};
   EventId detect_event_, promote_event_;
+  std::optional<PrimaryLease> lease_;
+  EventId lease_event_;
+  bool lease_quorum_ = true;  // the primary reached its quorum at the last check
+  bool self_fenced_ = false;  // its lease ran out: it takes no writes
   std::optional<std::size_t> candidate_;
   bool awaiting_candidate_ = false;
   std::vector<FailoverRecord> failovers_;

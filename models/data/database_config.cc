@@ -13,8 +13,23 @@ std::uint32_t DatabaseConfig::required_acks() const {
   return static_cast<std::uint32_t>((1 + replicas.size()) / 2);
 }
 
+Duration DatabaseConfig::renew_interval() const {
+  if (lease_renew_interval) return *lease_renew_interval;
+  return lease_timeout ? *lease_timeout / 3 : Duration::zero();
+}
+
 std::vector<ConfigProblem> DatabaseConfig::validate() const {
   std::vector<ConfigProblem> out;
+  if (lease_renew_interval && !lease_timeout) {
+    out.push_back({"leaseRenewInterval", "goes with leaseTimeout (the lease it renews)"});
+  }
+  if (lease_timeout && renew_interval() >= *lease_timeout) {
+    out.push_back({"leaseRenewInterval", "must be shorter than leaseTimeout, or a healthy primary would lose its "
+                                         "lease between two renewals"});
+  }
+  if (lease_timeout && renew_interval() <= Duration::zero()) {
+    out.push_back({"leaseTimeout", "is too short to renew: give at least 3 ns or set leaseRenewInterval"});
+  }
   if (replication != "async" && replication != "semi-sync" && replication != "sync") {
     out.push_back({"replication", "expected async, semi-sync or sync, got \"" + replication + "\""});
   }

@@ -90,6 +90,13 @@ struct DatabaseConfig {
   Duration endpoint_switch = std::chrono::seconds(30);
   // Where the health checks run from; empty: the first replica's zone.
   std::string monitor_zone;
+  // Self-fencing (primary_lease.h): the primary stops taking writes once it
+  // has not reached a majority of the members for leaseTimeout, renewing its
+  // lease every leaseRenewInterval (default leaseTimeout / 3). Absent: a
+  // cut-off primary takes writes until a failover fences it.
+  std::optional<Duration> lease_timeout;
+  std::optional<Duration> lease_renew_interval;
+  Duration renew_interval() const;
   // Candidates in this zone (else region) are promoted first, as MHA's
   // candidate_master; among equals, the most up to date wins.
   std::string preferred_zone;
@@ -148,6 +155,17 @@ struct DatabaseConfig {
               kNonNegative),
         field("monitorZone", &DatabaseConfig::monitor_zone,
               "Where the health checks run from (default: the first replica's zone)."),
+        field("leaseTimeout", &DatabaseConfig::lease_timeout,
+              "Self-fencing: the primary stops acknowledging writes (and refuses sessions) once it has not "
+              "reached a majority of the members, itself included, for this long since its last lease renewal, "
+              "as a Raft leader with CheckQuorum steps down after an election timeout or Patroni demotes a "
+              "leader that cannot renew its key within ttl (30 s); it takes the lease again at the first renewal "
+              "after its quorum is back. Absent: a cut-off primary takes writes until a failover fences it.",
+              kPositive),
+        field("leaseRenewInterval", &DatabaseConfig::lease_renew_interval,
+              "Self-fencing: how often the primary renews its lease (Patroni loop_wait, 10 s for a ttl of 30 s; "
+              "default leaseTimeout / 3), the first renewal at an offset drawn uniformly in the interval.",
+              kPositive),
         field("preferredZone", &DatabaseConfig::preferred_zone, "Promote a replica in this zone first."),
         field("preferredRegion", &DatabaseConfig::preferred_region,
               "Promote a replica in this region first (after preferredZone)."),

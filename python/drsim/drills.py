@@ -424,8 +424,8 @@ def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int]
         finite = [v for v in values if math.isfinite(v)]
         complete = len(finite) == len(values)
         low, median, high = empirical_interval([run[k] for run in per_sample], *INTERVAL)
-        published = f.published_value
-        known = published is not None and math.isfinite(median)
+        published = math.nan if f.published_value is None else f.published_value
+        known = math.isfinite(published) and math.isfinite(median)
         rows.append(
             {
                 "figure": f.figure,
@@ -438,7 +438,7 @@ def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int]
                 "high": max(finite) if finite else math.nan,
                 "values": values,
                 "in_band": complete and all(f.band[0] <= v <= f.band[1] for v in finite),
-                "published_value": math.nan if published is None else published,
+                "published_value": published,
                 "sim_median": median,
                 "sim_low": low,
                 "sim_high": high,
@@ -531,7 +531,8 @@ def summary(library: Library, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         rows.append({"drill": f"{d.section}. {d.title}", "figures": len(t), "inside": int(t["inside"].sum()),
                      "close": int((t["error"].abs() <= CLOSE).sum()), "narrow": int(t["narrow"].sum())})
     frame = pd.DataFrame(rows, columns=["drill", "figures", "inside", "close", "narrow"])
-    total = {"drill": "All", **{c: int(frame[c].sum()) for c in ("figures", "inside", "close", "narrow")}}
+    total: dict[str, Any] = {"drill": "All"}
+    total.update({c: int(frame[c].sum()) for c in ("figures", "inside", "close", "narrow")})
     return pd.concat([frame, pd.DataFrame([total])], ignore_index=True)
 
 
