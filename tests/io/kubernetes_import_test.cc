@@ -243,7 +243,8 @@ TEST(KubernetesImport, AContainersCpuIsThePodsWhenItIsTheOnlyContainer) {
 
   const std::string sidecar = app + "        - name: envoy\n          resources: {requests: {cpu: 100m}}\n";
   const KubernetesImport with_sidecar = import_kubernetes_texts({{"api.yaml", manifests(sidecar)}}, options);
-  const HpaConfig& h2 = load_scenario_text(with_sidecar.scenario_yaml).spec.kubernetes->hpas.at(0);
+  const Scenario s2 = load_scenario_text(with_sidecar.scenario_yaml);  // kept: h2 refers into it
+  const HpaConfig& h2 = s2.spec.kubernetes->hpas.at(0);
   ASSERT_EQ(h2.metrics.size(), 1u);  // the pod's CPU only
   EXPECT_EQ(h2.metrics[0].resource->target.average_utilization, 90);
   EXPECT_TRUE(noted(with_sidecar, "HorizontalPodAutoscaler api", "spec.metrics[0]",
