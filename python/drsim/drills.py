@@ -70,7 +70,7 @@ import pathlib
 import statistics
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import pandas as pd
 
@@ -392,7 +392,67 @@ def sample_points(drill: Drill) -> list[tuple[dict[str, Any], int]]:
             for i, row in enumerate(design)]
 
 
-def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int] | None = None) -> pd.DataFrame:
+class DrillRun(NamedTuple):
+    """One run of a drill as plain data, for a worker process: the resolved
+    scenario, the overrides of its sample, the seed and what to measure."""
+
+    key: str  # <drill>/<seed or sample>/<index>
+    text: str
+    source_name: str
+    overrides: tuple[tuple[str, Any], ...]
+    seed: int
+    measures: tuple[tuple[dict[str, Any], float], ...]  # (measure, unit scale) per figure
+
+
+def run_measures(task: DrillRun) -> list[float]:
+    """Runs one drill run and measures its figures (in their units)."""
+    from drsim.scenario import load_text
+
+    scenario = load_text(task.text, name=f"{task.source_name} (resolved)")
+    if task.overrides:
+        scenario = scenario.with_overrides(dict(task.overrides))
+    result = scenario.run(seed=task.seed)
+    return [measure(result, m) * scale for m, scale in task.measures]
+
+
+def _drill_runs(drill: Drill, root: str | pathlib.Path, seeds: Sequence[int] | None) -> list[DrillRun]:
+    scenario = load_file(str(pathlib.Path(root) / drill.scenario))
+    if drill.overrides:
+        scenario = scenario.with_overrides(drill.overrides)
+    text = scenario.to_yaml()
+    measures = tuple((f.measure, _UNITS[f.unit]) for f in drill.figures)
+    runs = [DrillRun(f"{drill.name}/seed/{i}", text, drill.scenario, (), seed, measures)
+            for i, seed in enumerate(seeds if seeds is not None else drill.seeds)]
+    if drill.ranges:
+        runs += [DrillRun(f"{drill.name}/sample/{i}", text, drill.scenario, tuple(overrides.items()), seed, measures)
+                 for i, (overrides, seed) in enumerate(sample_points(drill))]
+    return runs
+
+
+def run_drills(drills: Sequence[Drill], root: str | pathlib.Path = ".", *, workers: int | None = None,
+               seeds: Sequence[int] | None = None) -> dict[str, pd.DataFrame]:
+    """:func:`run_drill` for several drills, their runs spread over
+    ``workers`` local processes (default: the usable cores; 1 runs them in
+    this process). The tables do not depend on the number of workers."""
+    from drsim.sweep_pools import run_local, usable_cores
+
+    workers = usable_cores() if workers is None else workers
+    runs = [r for d in drills for r in _drill_runs(d, root, seeds)]
+    if workers <= 1 or len(runs) <= 1:
+        values = {r.key: run_measures(r) for r in runs}
+    else:
+        values = {t.key: v for t, v in run_local(runs, run_measures, key=lambda r: r.key, workers=workers)}
+    tables = {}
+    for d in drills:
+        mine = [r for r in runs if r.key.startswith(d.name + "/")]
+        per_seed = [values[r.key] for r in mine if "/seed/" in r.key]
+        per_sample = [values[r.key] for r in mine if "/sample/" in r.key] or per_seed
+        tables[d.name] = _table(d, per_seed, per_sample)
+    return tables
+
+
+def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int] | None = None, *,
+              workers: int | None = 1) -> pd.DataFrame:
     """Runs the drill once per seed at its settings, and once per sample of
     its ranges. One row per figure: ``figure``, ``published``, ``unit``,
     ``band_low``, ``band_high`` (in the unit), ``median``, ``low``, ``high``
@@ -403,21 +463,10 @@ def run_drill(drill: Drill, root: str | pathlib.Path = ".", seeds: Sequence[int]
     median), ``inside`` (the published value within the interval), ``narrow``
     (the interval within +-40% of its median), ``lacks``: the comparison with
     the source."""
-    scenario = load_file(str(pathlib.Path(root) / drill.scenario))
-    if drill.overrides:
-        scenario = scenario.with_overrides(drill.overrides)
-    seeds = list(seeds if seeds is not None else drill.seeds)
-    per_seed = []
-    for seed in seeds:
-        result = scenario.run(seed=seed)
-        per_seed.append([measure(result, f.measure) * _UNITS[f.unit] for f in drill.figures])
-    if drill.ranges:
-        per_sample = []
-        for overrides, seed in sample_points(drill):
-            result = scenario.with_overrides(overrides).run(seed=seed)
-            per_sample.append([measure(result, f.measure) * _UNITS[f.unit] for f in drill.figures])
-    else:
-        per_sample = per_seed
+    return run_drills([drill], root, workers=workers, seeds=seeds)[drill.name]
+
+
+def _table(drill: Drill, per_seed: list[list[float]], per_sample: list[list[float]]) -> pd.DataFrame:
     rows = []
     for k, f in enumerate(drill.figures):
         values = [run[k] for run in per_seed]
@@ -567,7 +616,7 @@ def summary_markdown(library: Library, tables: dict[str, pd.DataFrame]) -> str:
 
 def markdown(library: Library, tables: dict[str, pd.DataFrame] | None = None) -> str:
     """The generated block of docs/validation.md: one section per drill, then the summary."""
-    tables = tables if tables is not None else {d.name: run_drill(d, library.root) for d in library.drills}
+    tables = tables if tables is not None else run_drills(library.drills, library.root)
     try:
         shown = library.path.resolve().relative_to(library.root.resolve()).as_posix()
     except ValueError:
@@ -600,7 +649,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     drills = [library.drill(n) for n in args.drill] if args.drill else list(library.drills)
-    tables = {d.name: run_drill(d, library.root) for d in drills}
+    tables = run_drills(drills, library.root)
     out_of_band = [(d.name, row.figure) for d in drills for row in tables[d.name].itertuples() if not row.in_band]
     for name, figure in out_of_band:
         print(f"out of band: {name}: {figure}", file=sys.stderr)

@@ -26,7 +26,7 @@ def library(repo_root: pathlib.Path) -> drills.Library:
 
 @pytest.fixture(scope="module")
 def tables(library: drills.Library) -> dict[str, pd.DataFrame]:
-    return {d.name: drills.run_drill(d, library.root) for d in library.drills}
+    return drills.run_drills(library.drills, library.root)
 
 
 def test_every_source_architecture_has_a_drill(library: drills.Library) -> None:
@@ -89,6 +89,14 @@ def test_sample_points_cover_the_ranges_in_strata(library: drills.Library) -> No
     # A Latin hypercube: one of the 16 points in each sixteenth of 1-5 s.
     assert [int((t - 1) / 4 * 16) for t in timeouts] == list(range(16))
     assert drills.sample_points(drill) == points  # the same design every time
+
+
+def test_the_tables_do_not_depend_on_the_number_of_processes(
+    library: drills.Library, tables: dict[str, pd.DataFrame]
+) -> None:
+    drill = library.drill("two-cell-region-failover")
+    alone = drills.run_drill(drill, library.root, workers=1)  # in this process, from the file
+    pd.testing.assert_frame_equal(alone, tables[drill.name])  # the fixture's: worker processes, resolved text
 
 
 def test_validation_md_holds_the_generated_tables(
