@@ -59,7 +59,8 @@ Two comparisons per drill, kept apart:
 - **Self-consistency.** The ``band`` derived from the scenario's own
   settings (intervals, thresholds, timeouts, capacities), checked at the
   drill's settings over its seeds: the model against its own formula, not
-  against the source.
+  against the source. A figure with a published value and no formula of
+  the model's own has no band: it is compared with the source only.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ class Figure:
     figure: str
     published: str
     unit: str
-    band: tuple[float, float]
+    band: tuple[float, float] | None  # None: compared with the source only (no formula of the model's own)
     measure: dict[str, Any]
     why: str = ""
     published_value: float | None = None  # the source's number, in ``unit``
@@ -238,8 +239,11 @@ def load_library(path: str | pathlib.Path, root: str | pathlib.Path | None = Non
             unit = _require(f, "unit", fwhere, str)
             if unit not in _UNITS:
                 raise LibraryError(f"{fwhere}.unit: expected one of {', '.join(_UNITS)}, got {unit!r}")
-            band = _require(f, "band", fwhere, list)
-            if len(band) != 2 or not all(isinstance(b, (int, float)) for b in band) or band[0] > band[1]:
+            band = f.get("band")
+            if band is None and f.get("published_value") is None:
+                raise LibraryError(f"{fwhere}: missing 'band' (a figure without a published_value needs one)")
+            if band is not None and (not isinstance(band, list) or len(band) != 2 or
+                                     not all(isinstance(b, (int, float)) for b in band) or band[0] > band[1]):
                 raise LibraryError(f"{fwhere}.band: expected [low, high] with low <= high, got {band!r}")
             measure = _require(f, "measure", fwhere, dict)
             _check_measure(measure, f"{fwhere}.measure")
@@ -256,7 +260,7 @@ def load_library(path: str | pathlib.Path, root: str | pathlib.Path | None = Non
                     figure=_require(f, "figure", fwhere, str),
                     published=str(_require(f, "published", fwhere, (str, int, float))),
                     unit=unit,
-                    band=(float(band[0]), float(band[1])),
+                    band=None if band is None else (float(band[0]), float(band[1])),
                     measure=measure,
                     why=str(f.get("why", "")).strip(),
                     published_value=None if published_value is None else float(published_value),
@@ -480,13 +484,13 @@ def _table(drill: Drill, per_seed: list[list[float]], per_sample: list[list[floa
                 "figure": f.figure,
                 "published": f.published,
                 "unit": f.unit,
-                "band_low": f.band[0],
-                "band_high": f.band[1],
+                "band_low": f.band[0] if f.band else math.nan,
+                "band_high": f.band[1] if f.band else math.nan,
                 "median": statistics.median(finite) if finite else math.nan,
                 "low": min(finite) if finite else math.nan,
                 "high": max(finite) if finite else math.nan,
                 "values": values,
-                "in_band": complete and all(f.band[0] <= v <= f.band[1] for v in finite),
+                "in_band": f.band is None or (complete and all(f.band[0] <= v <= f.band[1] for v in finite)),
                 "published_value": published,
                 "sim_median": median,
                 "sim_low": low,
@@ -557,7 +561,8 @@ def drill_markdown(drill: Drill, table: pd.DataFrame, library_path: str = "docs/
         "|---|---|---|---|---|---|",
     ]
     for f, row in zip(drill.figures, table.itertuples()):
-        band = f"{_number(row.band_low, f.unit)} to {_number(row.band_high, f.unit)}"
+        band = (f"{_number(row.band_low, f.unit)} to {_number(row.band_high, f.unit)}" if f.band
+                else "none: compared with the source only")
         spread = f"{_number(row.low, f.unit)} to {_number(row.high, f.unit)}"
         mark = "" if row.in_band else " **(out of band)**"
         lines.append(
