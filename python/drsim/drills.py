@@ -541,7 +541,8 @@ def drill_markdown(drill: Drill, table: pd.DataFrame, library_path: str = "docs/
         if drill.ranges:
             lines += [f"Against the published figures: {drill.samples} Latin hypercube samples of the inputs the "
                       "source leaves open (the seeds in turn), each range with where it comes from:", ""]
-            lines += [f"- `{i.path}`: {i.distribution.describe()}." + (f" {i.source}." if i.source else "")
+            lines += [f"- `{i.path}`: {i.distribution.describe()}." +
+                      (f" {i.source[:1].upper()}{i.source[1:].rstrip('.')}." if i.source else "")
                       for i in drill.ranges]
         else:
             lines += ["Against the published figures: over the seeds (the source fixes the inputs that matter "
