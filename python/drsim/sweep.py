@@ -171,6 +171,24 @@ def _seed_values(seeds: Iterable[int]) -> tuple[int, ...]:
 # ---- running the tasks -------------------------------------------------------------
 
 
+def open_recorded(out: str | os.PathLike[str] | None, manifest: dict[str, Any], tasks: Sequence[RunTask],
+                  what: str) -> tuple[SweepFolder | None, dict[str, dict[str, Any]]]:
+    """The results folder ``out`` (None: no folder) opened for ``manifest``,
+    and the records of the runs it already holds, by run key; a record of a
+    run that is not among ``tasks`` is refused (``what``: "sweep", "study")."""
+    records: dict[str, dict[str, Any]] = {}
+    if out is None:
+        return None, records
+    folder = SweepFolder.open(out, manifest)
+    keys = {t.key for t in tasks}
+    for record in folder.done():
+        if record["run"] not in keys:
+            folder.close()
+            raise SweepFolderError(f"{folder.runs_path}: run {record['run']!r} is not a run of this {what}")
+        records[record["run"]] = record
+    return folder, records
+
+
 def run_recorded(
     tasks: Sequence[RunTask],
     records: dict[str, dict[str, Any]],
@@ -374,26 +392,19 @@ def sweep(
                                  overrides=tuple(overrides), seed=seed, until=until,
                                  kpis=tuple(kpi_list) if kpi_list is not None else None))
 
-    records: dict[str, dict[str, Any]] = {}
-    folder: SweepFolder | None = None
-    if out is not None:
-        manifest = {
-            "scenario": base.name,
-            "scenario_sha256": _scenario_hash(base),
-            "drsim_version": _core.__version__,
-            # A list, not a mapping: the order of the paths numbers the
-            # combinations, so the same grid in another order is another sweep.
-            "grid": [[p, axes[p][1]] for p in paths],
-            "seeds": list(seed_values),
-            "until": None if until_ns is None else _core.format_duration_ns(until_ns),
-            "kpis": kpi_list,
-        }
-        folder = SweepFolder.open(out, manifest)
-        keys = {t.key for t in tasks}
-        for record in folder.done():
-            if record["run"] not in keys:
-                raise SweepFolderError(f"{folder.runs_path}: run {record['run']!r} is not a run of this sweep")
-            records[record["run"]] = record
+    manifest = {
+        "scenario": base.name,
+        "scenario_sha256": _scenario_hash(base),
+        "drsim_version": _core.__version__,
+        # A list, not a mapping: the order of the paths numbers the
+        # combinations, so the same grid in another order is another sweep.
+        "grid": [[p, axes[p][1]] for p in paths],
+        "seeds": list(seed_values),
+        "until": None if until_ns is None else _core.format_duration_ns(until_ns),
+        "kpis": kpi_list,
+    }
+    folder, records = open_recorded(out, manifest, tasks, "sweep")
+
     def record_of(task: RunTask, value: dict[str, Any]) -> dict[str, Any]:
         c = int(task.key.split("-", 1)[0])
         return {

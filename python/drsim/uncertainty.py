@@ -43,8 +43,7 @@ from drsim import _core
 from drsim.errors import ScenarioError
 from drsim.figures import kpi_names, missing_kpis
 from drsim.scenario import Scenario, Source, Until, _override_text, _until_ns, load
-from drsim.sweep import RunTask, _seed_values, run_recorded, run_task
-from drsim.sweep_folder import SweepFolder
+from drsim.sweep import RunTask, _seed_values, open_recorded, run_recorded, run_task
 from drsim.sweep_pools import usable_cores
 from drsim.uncertainty_design import (
     MorrisDesign,
@@ -358,29 +357,22 @@ def uncertainty(
                                  overrides=override_texts, seed=seed, until=until,
                                  kpis=tuple(kpi_list) if kpi_list is not None else None))
 
-    records: dict[str, dict[str, Any]] = {}
-    folder: SweepFolder | None = None
-    if out is not None:
-        manifest = {
-            "study": "uncertainty",
-            "scenario": base.name,
-            "scenario_sha256": hashlib.sha256(base.to_yaml().encode("utf-8")).hexdigest(),
-            "drsim_version": _core.__version__,
-            "method": method,
-            "samples": samples,
-            "levels": levels if method == "morris" else None,
-            "sampling_seed": sampling_seed,
-            "ranges": [[i.path, i.distribution.describe()] for i in inputs],
-            "seeds": list(seed_values),
-            "until": None if until_ns is None else _core.format_duration_ns(until_ns),
-            "kpis": kpi_list,
-        }
-        folder = SweepFolder.open(out, manifest)
-        keys = {t.key for t in tasks}
-        for record in folder.done():
-            if record["run"] not in keys:
-                raise ValueError(f"{folder.runs_path}: run {record['run']!r} is not a run of this study")
-            records[record["run"]] = record
+    manifest = {
+        "study": "uncertainty",
+        "scenario": base.name,
+        "scenario_sha256": hashlib.sha256(base.to_yaml().encode("utf-8")).hexdigest(),
+        "drsim_version": _core.__version__,
+        "method": method,
+        "samples": samples,
+        "levels": levels if method == "morris" else None,
+        "sampling_seed": sampling_seed,
+        "ranges": [[i.path, i.distribution.describe()] for i in inputs],
+        "seeds": list(seed_values),
+        "until": None if until_ns is None else _core.format_duration_ns(until_ns),
+        "kpis": kpi_list,
+    }
+    folder, records = open_recorded(out, manifest, tasks, "study")
+
     def record_of(task: RunTask, value: dict[str, Any]) -> dict[str, Any]:
         return {"run": task.key, "point": int(task.key.split("-", 1)[0]), "seed": task.seed,
                 "figures": value["figures"], "complete": value["complete"], "stop_reason": value["stop_reason"],
