@@ -226,3 +226,14 @@ def test_the_command_line_names_bad_input(tmp_path: pathlib.Path) -> None:
     assert out.returncode == 2 and "--ranges" in out.stderr
     out = drsim_cli("uncertainty", str(KNOWN), "--range", f"{RATE}=1rps..2rps", "--seeds", "x")
     assert out.returncode == 2 and "--seeds" in out.stderr
+
+
+@pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")  # tornado, under distributed
+def test_a_study_on_dask_gives_the_local_tables() -> None:
+    distributed = pytest.importorskip("distributed")
+    args = dict(samples=4, seeds=[1], progress=False)
+    local = drsim.uncertainty(KNOWN, load_ranges(RANGES), workers=1, **args)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        remote = drsim.uncertainty(KNOWN, load_ranges(RANGES), client=client, **args)
+    assert remote.summary.equals(local.summary) and remote.sensitivity.equals(local.sensitivity)
