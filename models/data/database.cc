@@ -140,16 +140,16 @@ void Database::attach() {
 
 void Database::start() {
   on_change();
+  // A periodic task's first instant, uniform in its period (from the seed).
+  const auto offset_in = [this](Duration period) {
+    return Duration{static_cast<Duration::rep>(rng().uniform() * static_cast<double>(period.count()))};
+  };
   if (config_.ship_interval) {
-    const auto offset = Duration{
-        static_cast<Duration::rep>(rng().uniform() * static_cast<double>(config_.ship_interval->count()))};
-    schedule_after(offset, "database.ship_batch", [this] { ship_batch(); });
+    schedule_after(offset_in(*config_.ship_interval), "database.ship_batch", [this] { ship_batch(); });
   }
   if (config_.lease_timeout) {
     const Duration interval = config_.renew_interval();
-    const auto phase =
-        Duration{static_cast<Duration::rep>(rng().uniform() * static_cast<double>(interval.count()))};
-    lease_.emplace(*config_.lease_timeout, interval, phase);
+    lease_.emplace(*config_.lease_timeout, interval, offset_in(interval));
     check_lease();
   }
   if (config_.write_rate.per_second > 0) builtin_write();
@@ -522,14 +522,17 @@ void Database::check_lease() {
   lease_quorum_ = quorum;
   cancel(lease_event_);
   if (!quorum) {
-    const SimTime expiry = lease_->expiry_after_loss(now());
+    const SimTime expiry = lease_->lose_quorum(now());
     if (expiry <= now()) {
       self_fence();
     } else {
       lease_event_ = schedule_at(expiry, "database.lease_expired", [this] { self_fence(); });
     }
-  } else if (self_fenced_) {
-    lease_event_ = schedule_at(lease_->next_renewal(now()), "database.lease_renewed", [this] { renew_lease(); });
+  } else {
+    lease_->regain_quorum(now());
+    if (self_fenced_) {
+      lease_event_ = schedule_at(lease_->next_renewal(now()), "database.lease_renewed", [this] { renew_lease(); });
+    }
   }
 }
 
@@ -545,6 +548,7 @@ void Database::self_fence() {
 
 void Database::renew_lease() {
   if (!self_fenced_ || !primary_has_quorum()) return;
+  lease_->acquire(now());
   self_fenced_ = false;
   log_event(event_kinds::database::kLeaseRenewed,
             "member " + std::to_string(primary_) + " (" + members_[primary_].zone_name + ") takes writes again");
@@ -670,6 +674,7 @@ void Database::promote(std::size_t c) {
   if (lease_) {
     // The new primary took a fresh lease when it was promoted.
     cancel(lease_event_);
+    lease_->acquire(now());
     self_fenced_ = false;
     lease_quorum_ = true;
     check_lease();

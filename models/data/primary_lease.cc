@@ -4,17 +4,29 @@
 
 namespace drsim {
 
-PrimaryLease::PrimaryLease(Duration timeout, Duration renew_interval, Duration phase)
-    : timeout_(timeout), renew_interval_(renew_interval), phase_(phase) {}
+PrimaryLease::PrimaryLease(Duration timeout, Duration renew_interval, Duration phase, SimTime acquired)
+    : timeout_(timeout), renew_interval_(renew_interval), phase_(phase), renewed_(acquired), quorum_since_(acquired) {}
 
-SimTime PrimaryLease::expiry_after_loss(SimTime lost_at) const {
-  const std::int64_t t = to_ns(lost_at);
+void PrimaryLease::acquire(SimTime t) {
+  renewed_ = t;
+  quorum_since_ = t;
+}
+
+SimTime PrimaryLease::last_tick(SimTime t) const {
+  const std::int64_t now = to_ns(t);
   const std::int64_t phase = to_ns(phase_);
   const std::int64_t interval = to_ns(renew_interval_);
-  std::int64_t last = 0;  // the lease taken at the start
-  if (t >= phase) last = phase + (t - phase) / interval * interval;
-  return SimTime{Duration{last} + timeout_};
+  if (now < phase) return kSimStart;
+  return SimTime{Duration{phase + (now - phase) / interval * interval}};
 }
+
+SimTime PrimaryLease::lose_quorum(SimTime t) {
+  const SimTime tick = last_tick(t);
+  if (tick >= quorum_since_) renewed_ = std::max(renewed_, tick);
+  return renewed_ + timeout_;
+}
+
+void PrimaryLease::regain_quorum(SimTime t) { quorum_since_ = t; }
 
 SimTime PrimaryLease::next_renewal(SimTime t) const {
   const std::int64_t now = to_ns(t);

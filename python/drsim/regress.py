@@ -343,32 +343,27 @@ def compare_runs(baseline: list[dict[str, Any]], candidate: list[dict[str, Any]]
         bm, cm = row["baseline_median"], row["candidate_median"]
         row["change"] = (cm - bm) / abs(bm) if math.isfinite(bm) and math.isfinite(cm) and bm != 0 else math.nan
         testable = len(b) >= 2 and len(c) >= 2 and len(set(b) | set(c)) > 1
-        p = math.nan
-        if testable:
-            if direction == "higher":
-                p = mann_whitney_greater(c, b)[1]
-            elif direction == "lower":
-                p = mann_whitney_greater(b, c)[1]
-            else:
-                p = min(1.0, 2 * min(mann_whitney_greater(c, b)[1], mann_whitney_greater(b, c)[1]))
-        row["p_value"] = p
+        # Both one-sided tests: "c tends above b" and "b tends above c".
+        up, down = (mann_whitney_greater(c, b)[1], mann_whitney_greater(b, c)[1]) if testable else (math.nan, math.nan)
+        worse_p, better_p = {"higher": (up, down), "lower": (down, up)}.get(direction, (math.nan, math.nan))
+        two_sided = min(1.0, 2 * min(up, down)) if testable else math.nan
+        row["p_value"] = worse_p if direction in ("higher", "lower") else two_sided
+        row["_better_p"] = better_p
         rows.append(row)
     adjusted = holm([r["p_value"] for r in rows])
+    tested = sum(math.isfinite(r["p_value"]) for r in rows)
     for r, pa in zip(rows, adjusted):
         r["p_adjusted"] = pa
         if not math.isfinite(pa):
             r["verdict"] = "untested"
         elif pa < alpha:
             r["verdict"] = "changed" if r["worse_if"] == "unknown" else "worse"
+        elif r["_better_p"] * tested < alpha:
+            # The opposite one-sided test (Bonferroni), for the reader only: never a failure.
+            r["verdict"] = "better"
         else:
             r["verdict"] = "same"
-    # "better" is read off the opposite one-sided test, for the reader only (never a failure).
-    for r in rows:
-        if r["verdict"] == "same" and r["worse_if"] in ("higher", "lower"):
-            b, c = _values(baseline, r["figure"], r["worse_if"]), _values(candidate, r["figure"], r["worse_if"])
-            other = mann_whitney_greater(b, c)[1] if r["worse_if"] == "higher" else mann_whitney_greater(c, b)[1]
-            if math.isfinite(other) and other * sum(math.isfinite(x["p_value"]) for x in rows) < alpha:
-                r["verdict"] = "better"
+    # The frame keeps these columns (not _better_p).
     columns = ["figure", "worse_if", "baseline_median", "candidate_median", "change", "p_value", "p_adjusted",
                "verdict", "n_baseline", "n_candidate"]
     return pd.DataFrame(rows, columns=columns).set_index("figure")

@@ -83,6 +83,11 @@ class _Scale:
     integer: bool
     duration_ns: bool = False
 
+    def continuous(self) -> _Scale:
+        """The same unit for a distribution whose values are never whole
+        numbers only (log-uniform, triangular, normal of int bounds)."""
+        return _Scale(self.unit, False, self.duration_ns) if self.integer else self
+
     def text(self, x: float) -> Any:
         if self.integer:
             return int(round(x))
@@ -195,7 +200,7 @@ class LogUniform(Distribution):
         if not 0 < lo < hi:
             raise RangesError(f"LogUniform: needs 0 < low < high, got {self.low!r} and {self.high!r}")
         object.__setattr__(self, "_bounds", (lo, hi))
-        object.__setattr__(self, "_scale", _Scale(scale.unit, False, scale.duration_ns) if scale.integer else scale)
+        object.__setattr__(self, "_scale", scale.continuous())
 
     def value(self, u: float) -> Any:
         lo, hi = self._bounds
@@ -220,7 +225,7 @@ class Triangular(Distribution):
             raise RangesError(f"Triangular: needs low <= mode <= high and low < high, got "
                               f"{self.low!r}, {self.mode!r}, {self.high!r}")
         object.__setattr__(self, "_bounds", (lo, mode, hi))
-        object.__setattr__(self, "_scale", _Scale(scale.unit, False, scale.duration_ns) if scale.integer else scale)
+        object.__setattr__(self, "_scale", scale.continuous())
 
     def value(self, u: float) -> Any:
         lo, mode, hi = self._bounds
@@ -294,7 +299,7 @@ class Normal(Distribution):
         if not low < high:
             raise RangesError(f"Normal: low ({self.low!r}) must be below high ({self.high!r})")
         object.__setattr__(self, "_params", (mean, sd, low, high))
-        object.__setattr__(self, "_scale", _Scale(scale.unit, False, scale.duration_ns) if scale.integer else scale)
+        object.__setattr__(self, "_scale", scale.continuous())
 
     def value(self, u: float) -> Any:
         mean, sd, low, high = self._params

@@ -17,21 +17,36 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(PrimaryLease, ExpiresATimeoutAfterTheLastRenewalBeforeTheLoss) {
-  const PrimaryLease lease(9s, 3s, 1500ms);  // renewals at 1.5, 4.5, 7.5, ... s
-  EXPECT_EQ(lease.expiry_after_loss(SimTime{1s}), SimTime{9s});             // the lease taken at the start
-  EXPECT_EQ(lease.expiry_after_loss(SimTime{1500ms}), SimTime{10500ms});    // renewed at the instant
-  EXPECT_EQ(lease.expiry_after_loss(SimTime{4400ms}), SimTime{10500ms});    // last renewal 1.5 s
-  EXPECT_EQ(lease.expiry_after_loss(SimTime{4500ms}), SimTime{13500ms});
+  const auto expiry = [](SimTime lost_at) {
+    PrimaryLease lease(9s, 3s, 1500ms);  // renewal ticks at 1.5, 4.5, 7.5, ... s
+    return lease.lose_quorum(lost_at);
+  };
+  EXPECT_EQ(expiry(SimTime{1s}), SimTime{9s});            // the lease taken at the start
+  EXPECT_EQ(expiry(SimTime{1500ms}), SimTime{10500ms});   // renewed at the instant
+  EXPECT_EQ(expiry(SimTime{4400ms}), SimTime{10500ms});   // last renewal 1.5 s
+  EXPECT_EQ(expiry(SimTime{4500ms}), SimTime{13500ms});
+  const PrimaryLease lease(9s, 3s, 1500ms);
   EXPECT_EQ(lease.next_renewal(SimTime{1s}), SimTime{1500ms});
   EXPECT_EQ(lease.next_renewal(SimTime{4500ms}), SimTime{4500ms});
   EXPECT_EQ(lease.next_renewal(SimTime{4501ms}), SimTime{7500ms});
   // Whatever the phase, the fence comes timeout - interval to timeout after the loss.
   for (std::int64_t loss_ms = 0; loss_ms < 20'000; loss_ms += 37) {
     const SimTime loss{std::chrono::milliseconds(loss_ms)};
-    const Duration after = lease.expiry_after_loss(loss) - loss;
+    const Duration after = expiry(loss) - loss;
     EXPECT_GT(after, 6s);
     EXPECT_LE(after, 9s);
   }
+}
+
+TEST(PrimaryLease, ATickWhileTheQuorumWasAwayRenewsNothing) {
+  PrimaryLease lease(9s, 3s, 1500ms);
+  EXPECT_EQ(lease.lose_quorum(SimTime{5s}), SimTime{13500ms});  // renewed at 4.5 s
+  lease.regain_quorum(SimTime{8s});                              // the 7.5 s tick failed
+  EXPECT_EQ(lease.lose_quorum(SimTime{8500ms}), SimTime{13500ms});  // back for 0.5 s, no tick: still 4.5 s
+  lease.regain_quorum(SimTime{10s});
+  EXPECT_EQ(lease.lose_quorum(SimTime{11s}), SimTime{19500ms});  // the 10.5 s tick renewed it
+  lease.acquire(SimTime{30s});                                   // promoted, or renewed after a fence
+  EXPECT_EQ(lease.lose_quorum(SimTime{30500ms}), SimTime{39s});
 }
 
 // Three regions, one zone each, 20 ms apart: the primary in r1 and a replica
